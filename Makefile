@@ -1,0 +1,105 @@
+# GPU Primitives — build, test, benchmark and plot every program of the course.
+# `make help` lists the targets. Every program builds out of source into build/.
+
+NVCC       ?= nvcc
+ARCH       ?= native
+PYTHON     ?= python3
+BUILD      ?= build
+# Extra flags for every nvcc command, e.g.  make NVCCFLAGS="-O3 -Xptxas -v"
+NVCCFLAGS  ?= -O3
+QUICK      ?=
+# Which lessons `make bench` / `make sanitize` cover, e.g.  make bench LESSONS=lesson02_scan
+LESSONS    ?= lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram
+
+ifeq ($(ARCH),native)
+  ARCHFLAGS := -arch=native
+else
+  ARCHFLAGS := $(foreach a,$(ARCH),-gencode arch=compute_$(a),code=sm_$(a))
+endif
+ifeq ($(DEBUG),1)
+  NVCCFLAGS := -O0 -g -G
+endif
+# -lineinfo lets compute-sanitizer and ncu point at source lines; it does not slow the code.
+ALLFLAGS := $(NVCCFLAGS) $(ARCHFLAGS) -std=c++17 -lineinfo -Xcompiler -pthread -Wno-deprecated-gpu-targets
+
+ALL_LESSONS := lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram
+SOURCES  := $(sort $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.cu $(l)/wrong/*.cu $(l)/exercises/*.cu)))
+PROGRAMS := $(patsubst %.cu,$(BUILD)/%,$(SOURCES))
+HOST_TEST_SOURCES := $(wildcard tests/*.cu)
+HOST_TESTS := $(patsubst tests/%.cu,$(BUILD)/tests/%,$(HOST_TEST_SOURCES))
+
+.PHONY: all help test bench plot sanitize grade clean \
+        lesson01 lesson02 lesson03 lesson04 lesson05 host-tests
+all: $(PROGRAMS) $(HOST_TESTS)
+
+# One rule for every program: the lesson folder's headers are dependencies through -MMD.
+$(BUILD)/%: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(ALLFLAGS) -MMD -MP -o $@ $< $(LIBS_$(firstword $(subst /, ,$*))) $(EXTRA_$(notdir $*))
+
+$(BUILD)/tests/%: tests/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(ALLFLAGS) -MMD -MP -o $@ $< $(LIBS_tests)
+
+# Libraries a lesson links (cuSPARSE is the SpMV baseline).
+LIBS_lesson03_compact_spmv := -lcusparse
+LIBS_tests := -lcusparse
+# Programs that launch kernels from kernels (dynamic parallelism) need relocatable device code.
+EXTRA_09_quicksort := -rdc=true -lcudadevrt
+
+-include $(PROGRAMS:=.d) $(HOST_TESTS:=.d)
+
+host-tests: $(HOST_TESTS)
+
+# make lessonNN: build the lesson, run each version once at its default size, print one table.
+define lesson_target
+lesson$(1): $$(filter $(BUILD)/$(2)/%,$$(PROGRAMS))
+	@rm -f $(BUILD)/$(2).summary.csv
+	@for p in $$(sort $$(filter-out %.d,$$(wildcard $(BUILD)/$(2)/[0-9]*))); do \
+	  $$$$p --csv $(BUILD)/$(2).summary.csv || true; done
+	@$(PYTHON) plot.py --summary $(BUILD)/$(2).summary.csv
+endef
+$(eval $(call lesson_target,01,lesson01_topk))
+$(eval $(call lesson_target,02,lesson02_scan))
+$(eval $(call lesson_target,03,lesson03_compact_spmv))
+$(eval $(call lesson_target,04,lesson04_sort))
+$(eval $(call lesson_target,05,lesson05_histogram))
+
+# The README's test command. Host part everywhere; GPU part where a GPU is present (else skipped).
+test: all
+	$(PYTHON) tests/run_tests.py --build $(BUILD) $(if $(QUICK),--quick)
+
+# Benchmark sweeps into results/<gpu>.csv (GPU only). Old rows of the same cases are replaced.
+bench: all
+	@gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \
+	if [ -z "$$gpu" ]; then echo "make bench needs a GPU (nvidia-smi found none)"; exit 77; fi; \
+	mkdir -p results; out=results/$$gpu.csv; tmp=$(BUILD)/bench.csv; rm -f $$tmp; \
+	for l in $(LESSONS); do for p in $$(ls $(BUILD)/$$l/[0-9]* 2>/dev/null | grep -v '\.d$$' | sort); do \
+	  echo "== $$p"; $$p --sweep --csv $$tmp || echo "!! $$p exited $$?"; done; done; \
+	$(PYTHON) plot.py --merge $$tmp --into $$out && echo "results in $$out"
+
+plot:
+	$(PYTHON) plot.py results/*.csv
+
+# compute-sanitizer's four tools on every version at small sizes (GPU only).
+sanitize: all
+	$(PYTHON) tests/sanitize.py --build $(BUILD) --lessons "$(LESSONS)"
+
+# Grade the exercises: each passes its battery once completed.
+grade: all
+	$(PYTHON) tests/run_tests.py --build $(BUILD) --grade
+
+clean:
+	rm -rf $(BUILD)
+
+help:
+	@echo "make               build every program into $(BUILD)/ (ARCH=native; ARCH=\"75 90\" for both)"
+	@echo "make lesson01..05  build a lesson, run each version at its default size, print one table"
+	@echo "make test          host tests everywhere, every program's --test where a GPU is present"
+	@echo "                   (QUICK=1: smaller battery); ends with 'N passed, N failed, N skipped'"
+	@echo "make bench         GPU: every version's --sweep into results/<gpu>.csv (LESSONS=... to narrow)"
+	@echo "make plot          results/*.csv -> plots/*.png and the tables in each lesson README"
+	@echo "make sanitize      GPU: compute-sanitizer memcheck, racecheck, synccheck, initcheck"
+	@echo "make grade         run the exercises' batteries (they fail until completed)"
+	@echo "make clean         remove $(BUILD)/"
+	@echo "variables: ARCH NVCCFLAGS DEBUG=1 (-G) QUICK=1 LESSONS=\"lesson02_scan ...\""

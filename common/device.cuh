@@ -1,0 +1,200 @@
+// common/device.cuh — the GPU side of the harness: finding the device, owning device memory,
+// refusing sizes that do not fit, and timing with CUDA events.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "cli.h"
+#include "error.cuh"
+
+namespace course {
+
+// Thrown while setting up a case that cannot run here (too big for this GPU or the host).
+// A single run turns it into one line and exit 2; a sweep skips the size; --test reports skipped.
+struct SkipCase : std::runtime_error { using std::runtime_error::runtime_error; };
+// Thrown for bad input discovered after parsing (e.g. --k larger than the file's n): exit 2.
+struct UsageError : std::runtime_error { using std::runtime_error::runtime_error; };
+
+struct DeviceInfo {
+    std::string name;
+    int sm_count = 0, cc_major = 0, cc_minor = 0;
+    size_t l2_bytes = 0, total_bytes = 0;
+    size_t max_smem_optin = 0;
+};
+
+// Exit 77 (the conventional "skipped") when there is no usable GPU, so test runners can tell a
+// machine without a GPU from a failing program.
+inline const DeviceInfo& device() {
+    static DeviceInfo info = [] {
+        int count = 0;
+        cudaError_t err = cudaGetDeviceCount(&count);
+        if (err != cudaSuccess || count == 0) {
+            std::fprintf(stderr, "no CUDA device available (%s): this program needs an NVIDIA GPU; skipped\n",
+                         err != cudaSuccess ? cudaGetErrorName(err) : "device count is 0");
+            std::exit(kExitNoDevice);
+        }
+        cudaDeviceProp p;
+        CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+        DeviceInfo d;
+        d.name = p.name;
+        d.sm_count = p.multiProcessorCount;
+        d.cc_major = p.major;
+        d.cc_minor = p.minor;
+        d.l2_bytes = size_t(p.l2CacheSize);
+        d.total_bytes = p.totalGlobalMem;
+        d.max_smem_optin = p.sharedMemPerBlockOptin;
+        return d;
+    }();
+    return info;
+}
+
+inline std::string gib(double bytes) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f GiB", bytes / double(1ull << 30));
+    return b;
+}
+
+// Call before allocating a case's device memory: a clear refusal instead of an out-of-memory
+// error halfway through.
+inline void require_device_memory(double bytes) {
+    device();
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    double margin = 64.0 * (1 << 20);   // the L2 flush buffer, scratch and the runtime's own
+    if (bytes + margin > double(free_b))
+        throw SkipCase("needs " + gib(bytes) + " of GPU memory, " + gib(double(free_b)) + " free");
+}
+
+inline void require_host_memory(double bytes) {
+    double avail = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    if (avail > 0 && bytes > 0.9 * avail)
+        throw SkipCase("needs " + gib(bytes) + " of host memory, " + gib(avail) + " available");
+}
+
+// Owning device array. Size 0 is allowed (nothing is allocated; data() is null).
+template <class T>
+class DeviceArray {
+public:
+    DeviceArray() = default;
+    explicit DeviceArray(size_t n) : n_(n) {
+        if (n) CUDA_CHECK(cudaMalloc(&p_, n * sizeof(T)));
+    }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+    DeviceArray(DeviceArray&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+    DeviceArray& operator=(DeviceArray&& o) noexcept { std::swap(p_, o.p_); std::swap(n_, o.n_); return *this; }
+    ~DeviceArray() { if (p_) cudaFree(p_); }
+
+    T* data() const { return p_; }
+    size_t size() const { return n_; }
+    void upload(const T* host, size_t count) {
+        if (count) CUDA_CHECK(cudaMemcpy(p_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    }
+    void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
+    std::vector<T> download(size_t count) const {
+        std::vector<T> h(count);
+        if (count) CUDA_CHECK(cudaMemcpy(h.data(), p_, count * sizeof(T), cudaMemcpyDeviceToHost));
+        return h;
+    }
+    std::vector<T> download() const { return download(n_); }
+    // Fills every byte with 0xAB: an output element the version never wrote then reads as a value
+    // no right answer is likely to have (int32 -1414812757, float -3.0e-12).
+    void poison() { if (n_) CUDA_CHECK(cudaMemset(p_, 0xAB, n_ * sizeof(T))); }
+private:
+    T* p_ = nullptr;
+    size_t n_ = 0;
+};
+
+// Scratch that a version's launcher needs (block sums, flags, histograms). Grow-only and cached
+// per slot, so it is allocated during the warm-up run and never inside the timed repetitions.
+inline void* scratch(int slot, size_t bytes) {
+    struct Slot { void* p = nullptr; size_t bytes = 0; };
+    static Slot slots[8];
+    if (slot < 0 || slot >= 8) throw std::logic_error("scratch slot out of range");
+    Slot& s = slots[slot];
+    if (bytes > s.bytes) {
+        if (s.p) CUDA_CHECK(cudaFree(s.p));
+        CUDA_CHECK(cudaMalloc(&s.p, bytes));
+        s.bytes = bytes;
+    }
+    return s.p;
+}
+template <class T> T* scratch_as(int slot, size_t count) {
+    return static_cast<T*>(scratch(slot, std::max<size_t>(count, 1) * sizeof(T)));
+}
+
+// Grid size for n items at `per_block` items per block, refusing grids the hardware cannot launch.
+inline unsigned blocks_for(uint64_t n, uint64_t per_block) {
+    uint64_t b = (n + per_block - 1) / per_block;
+    if (b > 0x7FFFFFFFull) throw SkipCase("grid of " + std::to_string(b) + " blocks is too large");
+    return unsigned(std::max<uint64_t>(b, 1));
+}
+
+// ---- timing ---------------------------------------------------------------------------------
+
+struct Timing { double ms_median = 0, ms_min = 0; int reps = 0; };
+
+// Evicts the L2 between repetitions so that a small problem is not timed out of the cache it
+// warmed itself (H100: 50 MB of L2). Writing 2x the L2 size replaces every line.
+inline void flush_l2() {
+    static DeviceArray<unsigned char> junk(std::max<size_t>(2 * device().l2_bytes, 1 << 20));
+    CUDA_CHECK(cudaMemsetAsync(junk.data(), 0x5C, junk.size()));
+}
+
+// CUDA events around `work` only; `reps` timed runs after `warmup` untimed ones; median and min.
+template <class Work>
+Timing time_gpu(Work&& work, int reps, int warmup = 2) {
+    for (int i = 0; i < warmup; ++i) work();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    std::vector<double> ms(reps);
+    for (int r = 0; r < reps; ++r) {
+        flush_l2();
+        CUDA_CHECK(cudaEventRecord(start));
+        work();
+        CUDA_CHECK(cudaEventRecord(stop));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float t = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
+        ms[r] = t;
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    std::sort(ms.begin(), ms.end());
+    Timing t;
+    t.reps = reps;
+    t.ms_min = ms.front();
+    t.ms_median = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    return t;
+}
+
+// The roofline: a device-to-device copy that reads and writes `bytes` in total (bytes/2 each way),
+// timed exactly like the versions. Cached per size within one run.
+inline double copy_gbps(double bytes, int reps) {
+    static std::vector<std::pair<double, double>> cache;
+    for (auto& c : cache) if (c.first == bytes) return c.second;
+    size_t half = std::max<size_t>(size_t(bytes / 2), 4);
+    double fits = 0;
+    {
+        size_t free_b = 0, total_b = 0;
+        CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        fits = double(free_b);
+    }
+    if (2.0 * half + (64 << 20) > fits) return 0;   // no room to measure: 0 marks "not measured"
+    DeviceArray<unsigned char> a(half), b(half);
+    CUDA_CHECK(cudaMemset(a.data(), 1, half));
+    Timing t = time_gpu([&] { CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), half, cudaMemcpyDeviceToDevice)); },
+                        std::max(reps, 5));
+    double gbps = 2.0 * half / (t.ms_median * 1e6);
+    cache.push_back({bytes, gbps});
+    return gbps;
+}
+
+}  // namespace course
