@@ -62,7 +62,8 @@ template <class T> T equal_value() {
     else return T(0x2F3E4D5Cu);
 }
 
-// The type's edges and their neighbours: min, max, 0, +-1, min+1, max-1 (floats: +-FLT_MAX,
+// The type's edges and their neighbours: min, max, 0, +-1, min+1, max-1 (unsigned: also the
+// middle, where the top bit flips; floats: +-FLT_MAX,
 // +-0.0, +-FLT_MIN, the smallest denormal, +-1). No infinities or NaN: lessons add those.
 template <class T> std::vector<T> extreme_values() {
     if constexpr (std::is_floating_point_v<T>) {
@@ -70,7 +71,8 @@ template <class T> std::vector<T> extreme_values() {
         return {mx, -mx, T(0), -T(0), mn, -mn, std::numeric_limits<T>::denorm_min(), T(1), T(-1)};
     } else {
         T lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
-        return {lo, hi, T(0), T(1), T(lo + 1), T(hi - 1), T(T(0) - T(1))};
+        if constexpr (std::is_signed_v<T>) return {lo, hi, T(0), T(1), T(-1), T(lo + 1), T(hi - 1)};
+        else return {T(0), T(1), hi, T(hi - 1), T(hi / 2), T(hi / 2 + 1)};   // 0 and max, and the middle
     }
 }
 

@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+"""Charts and tables from the course's measured results.
+
+  python3 plot.py                      results/*.csv -> plots/*.png and every lesson README's table
+  python3 plot.py --check              exit 1 if a README table differs from what the CSVs give
+  python3 plot.py --summary FILE.csv   print one table (what `make lessonNN` shows)
+  python3 plot.py --merge NEW --into OLD   replace OLD's rows of the same cases by NEW's
+
+CSV columns: gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check
+A README table lives between two marker lines; the first may narrow the rows it shows:
+  <!-- results:begin lesson=02_scan dist=uniform dtype=int32 param=exclusive=0 sizes=16777216,268435456 -->
+  <!-- results:end -->
+The version whose name contains '00_' is the library bar, the one with '01_' the naive version.
+"""
+import argparse
+import csv
+import glob
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+COLUMNS = ["gpu", "lesson", "version", "dtype", "n", "dist", "param", "reps", "ms_median", "ms_min",
+           "gbps", "copy_gbps", "check"]
+KEY = ("gpu", "lesson", "version", "dtype", "n", "dist", "param")
+BEGIN = re.compile(r"^<!-- results:begin(.*?)-->\s*$")
+END = re.compile(r"^<!-- results:end -->\s*$")
+
+
+def read_rows(paths):
+    """Rows from every CSV, the last one winning where the same case was measured twice."""
+    rows = {}
+    for path in paths:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                sys.exit(f"error: {path}: missing columns {', '.join(missing)}")
+            for r in reader:
+                try:
+                    r["n"] = int(r["n"])
+                    for c in ("ms_median", "ms_min", "gbps", "copy_gbps"):
+                        r[c] = float(r[c])
+                except ValueError as e:
+                    sys.exit(f"error: {path}: bad number in row {r}: {e}")
+                rows[tuple(r[k] for k in KEY)] = r
+    return list(rows.values())
+
+
+def write_rows(path, rows):
+    rows = sorted(rows, key=lambda r: (r["gpu"], r["lesson"], r["version"], r["dtype"], r["dist"], r["param"], r["n"]))
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            out = dict(r)
+            for c in ("ms_median", "ms_min"):
+                out[c] = f"{r[c]:.6f}"
+            for c in ("gbps", "copy_gbps"):
+                out[c] = f"{r[c]:.2f}"
+            w.writerow(out)
+
+
+def is_library(version):
+    return "00_" in version
+
+
+def is_naive(version):
+    return "01_" in version
+
+
+def idea_of(version):
+    """The one-line idea from the version's source header: '// NN_name — idea'."""
+    for path in glob.glob(os.path.join(ROOT, "lesson*", version + ".cu")):
+        with open(path, errors="replace") as f:
+            first = f.readline().strip()
+        m = re.match(r"//\s*\S+\s*[—-]+\s*(.*)", first)
+        if m:
+            text = m.group(1).strip().rstrip(".")
+            return text[:90] + ("…" if len(text) > 90 else "")
+    return ""
+
+
+def most_common(values, prefer=()):
+    for p in prefer:
+        if p in values:
+            return p
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return max(sorted(counts), key=lambda v: counts[v]) if counts else ""
+
+
+def choose_gpu(rows, wanted=None):
+    gpus = sorted({r["gpu"] for r in rows})
+    if wanted:
+        match = [g for g in gpus if wanted in g]
+        if not match:
+            sys.exit(f"error: no rows for a GPU matching '{wanted}' (have: {', '.join(gpus)})")
+        return match[0]
+    for g in gpus:
+        if "H100" in g:
+            return g
+    return gpus[0] if gpus else None
+
+
+def select(rows, lesson, gpu, dist=None, dtype=None, param=None):
+    """The rows of one lesson's headline series, with the filters filled in by the commonest value."""
+    mine = [r for r in rows if r["lesson"] == lesson and r["gpu"] == gpu]
+    if not mine:
+        return [], {}
+    dist = dist or most_common([r["dist"] for r in mine], prefer=("uniform",))
+    mine = [r for r in mine if r["dist"] == dist]
+    dtype = dtype or most_common([r["dtype"] for r in mine], prefer=("int32", "uint32", "float32", "uint8"))
+    mine = [r for r in mine if r["dtype"] == dtype]
+    param = param if param is not None else most_common([r["param"] for r in mine])
+    mine = [r for r in mine if r["param"] == param]
+    return mine, {"dist": dist, "dtype": dtype, "param": param}
+
+
+def fmt_ms(ms):
+    return f"{ms:.4f}" if ms < 1 else f"{ms:.3f}" if ms < 100 else f"{ms:.0f}"
+
+
+def pow2(n):
+    e = n.bit_length() - 1
+    return f"2^{e}" if n == 1 << e else f"{n:,}"
+
+
+def table(rows, lesson, gpu, filters):
+    sizes = [int(s) for s in filters["sizes"].split(",")] if filters.get("sizes") else None
+    mine, chosen = select(rows, lesson, gpu, filters.get("dist"), filters.get("dtype"), filters.get("param"))
+    if not mine:
+        return [f"_No measurements for {lesson} yet: run `make bench` on a GPU, then `make plot`._"]
+    by_version = {}
+    for r in mine:
+        by_version.setdefault(r["version"], {})[r["n"]] = r
+    if sizes is None:
+        all_n = sorted({r["n"] for r in mine})
+        sizes = [n for n in (1 << 24, 1 << 28) if n in all_n] or all_n[-2:]
+    big = sizes[-1]
+    library = next((v for v in sorted(by_version) if is_library(v)), None)
+    naive = next((v for v in sorted(by_version) if is_naive(v)), None)
+    what = ", ".join(f"{k} {v}" for k, v in chosen.items() if v and v != "-")
+    lines = [f"Measured on {gpu}" + (f" ({what})" if what else "") + ". Generated by `plot.py` from `results/`.", ""]
+    head = ["version", "idea"]
+    for n in sizes:
+        head += [f"ms @ {pow2(n)}", f"GB/s @ {pow2(n)}"]
+    head += [f"% of copy @ {pow2(big)}", "vs library", "vs naive"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|")
+    for v in sorted(by_version):
+        cells = [f"`{v}`", idea_of(v)]
+        for n in sizes:
+            r = by_version[v].get(n)
+            cells += [fmt_ms(r["ms_median"]), f"{r['gbps']:.0f}"] if r else ["—", "—"]
+        r = by_version[v].get(big)
+        lib = by_version.get(library, {}).get(big) if library else None
+        nav = by_version.get(naive, {}).get(big) if naive else None
+        cells.append(f"{100 * r['gbps'] / r['copy_gbps']:.0f}%" if r and r["copy_gbps"] > 0 else "—")
+        cells.append(f"{lib['ms_median'] / r['ms_median']:.2f}x" if r and lib else "—")
+        cells.append(f"{nav['ms_median'] / r['ms_median']:.1f}x" if r and nav else "—")
+        if r and r["check"] != "PASS":
+            cells[0] += " (FAILED)"
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("`vs library` and `vs naive`: that version's speed-up over the library bar and over the naive "
+                 "version at the largest size (their time / this time; above 1 is faster). "
+                 "`% of copy`: GB/s over a device-to-device copy of the same bytes in the same run.")
+    return lines
+
+
+def parse_filters(text):
+    out = {}
+    for tok in text.split():
+        if "=" not in tok:
+            sys.exit(f"error: bad results marker attribute '{tok}' (want key=value)")
+        k, v = tok.split("=", 1)
+        out[k] = v
+    return out
+
+
+def render_readme(path, rows, gpu):
+    """The README's text with every marked table regenerated."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = BEGIN.match(lines[i])
+        out.append(lines[i])
+        i += 1
+        if not m:
+            continue
+        filters = parse_filters(m.group(1))
+        if "lesson" not in filters:
+            sys.exit(f"error: {path}: results marker without lesson=")
+        while i < len(lines) and not END.match(lines[i]):
+            i += 1
+        if i == len(lines):
+            sys.exit(f"error: {path}: results:begin without results:end")
+        out += table(rows, filters["lesson"], gpu, filters) if gpu else ["_No measurements yet._"]
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
+def plot_lesson(rows, lesson, gpu, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    mine, chosen = select(rows, lesson, gpu)
+    if not mine:
+        return []
+    what = ", ".join(f"{k} {v}" for k, v in chosen.items() if v and v != "-")
+    versions = sorted({r["version"] for r in mine})
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    copy = {}
+    for r in mine:
+        if r["copy_gbps"] > 0:
+            copy.setdefault(r["n"], []).append(r["copy_gbps"])
+    if copy:
+        ns = sorted(copy)
+        ax.plot(ns, [sorted(copy[n])[len(copy[n]) // 2] for n in ns], color="black", linestyle=":", linewidth=2,
+                label="device copy (roofline)")
+    for v in versions:
+        pts = sorted((r["n"], r["gbps"]) for r in mine if r["version"] == v)
+        style = dict(linewidth=3, linestyle="--", color="tab:gray") if is_library(v) else dict(linewidth=1.6, marker="o", markersize=3)
+        ax.plot([p[0] for p in pts], [max(p[1], 1e-3) for p in pts], label=v, **style)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("n")
+    ax.set_ylabel("GB/s (bytes the problem must move / time)")
+    ax.set_title(f"{lesson} on {gpu}\n{what}", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    files = [os.path.join(outdir, f"{lesson}_throughput.png")]
+    fig.savefig(files[0], dpi=110)
+    plt.close(fig)
+
+    big = max(r["n"] for r in mine)
+    at_big = sorted((r for r in mine if r["n"] == big), key=lambda r: r["version"])
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(at_big) + 1.5))
+    names = [r["version"] for r in at_big]
+    ax.barh(names, [r["ms_median"] for r in at_big],
+            color=["tab:gray" if is_library(n) else "tab:blue" for n in names])
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel(f"ms at n = {pow2(big)} (median; lower is faster)")
+    ax.set_title(f"{lesson}: time at the largest size ({what})", fontsize=10)
+    for y, r in enumerate(at_big):
+        ax.text(r["ms_median"], y, f" {fmt_ms(r['ms_median'])} ms", va="center", fontsize=8)
+    fig.tight_layout()
+    files.append(os.path.join(outdir, f"{lesson}_bars.png"))
+    fig.savefig(files[1], dpi=110)
+    plt.close(fig)
+    return files
+
+
+def summary(path):
+    rows = read_rows([path])
+    if not rows:
+        print("no rows (did every program fail to run?)")
+        return 1
+    for lesson in sorted({r["lesson"] for r in rows}):
+        mine = sorted((r for r in rows if r["lesson"] == lesson), key=lambda r: r["version"])
+        lib = next((r for r in mine if is_library(r["version"])), None)
+        print(f"\n{lesson} on {mine[0]['gpu']}")
+        print(f"{'version':28} {'n':>11} {'input':>10} {'ms':>10} {'GB/s':>8} {'% copy':>7} {'vs library':>10}  check")
+        for r in mine:
+            pct = f"{100 * r['gbps'] / r['copy_gbps']:.0f}%" if r["copy_gbps"] > 0 else "-"
+            vs = f"{lib['ms_median'] / r['ms_median']:.2f}x" if lib and lib["n"] == r["n"] else "-"
+            print(f"{r['version']:28} {r['n']:>11} {r['dist']:>10} {r['ms_median']:>10.4f} {r['gbps']:>8.1f} "
+                  f"{pct:>7} {vs:>10}  {r['check']}")
+    print("\nvs library: the library bar's time over this version's (above 1 = faster than the library)")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("csv", nargs="*", help="results CSVs (default results/*.csv)")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a README table is out of date; write nothing")
+    ap.add_argument("--summary", metavar="CSV", help="print one table of a CSV and exit")
+    ap.add_argument("--merge", metavar="NEW", help="merge NEW's rows into --into, replacing the same cases")
+    ap.add_argument("--into", metavar="OLD", help="the CSV --merge writes")
+    ap.add_argument("--gpu", help="which GPU's rows make the tables and plots (default: an H100 if present)")
+    ap.add_argument("--plots", default=os.path.join(ROOT, "plots"), help="folder for the PNGs (default plots/)")
+    ap.add_argument("--readmes", nargs="*", help="README files to update (default lesson*/README*.md)")
+    ap.add_argument("--no-plots", action="store_true", help="tables only")
+    args = ap.parse_args()
+
+    if args.summary:
+        return summary(args.summary)
+    if args.merge:
+        if not args.into:
+            ap.error("--merge needs --into")
+        old = read_rows([args.into]) if os.path.exists(args.into) else []
+        merged = {tuple(r[k] for k in KEY): r for r in old}
+        for r in read_rows([args.merge]):
+            merged[tuple(r[k] for k in KEY)] = r
+        write_rows(args.into, list(merged.values()))
+        return 0
+
+    paths = args.csv or sorted(glob.glob(os.path.join(ROOT, "results", "*.csv")))
+    for p in paths:
+        if not os.path.exists(p):
+            ap.error(f"no such CSV: {p}")
+    rows = read_rows(paths) if paths else []
+    gpu = choose_gpu(rows, args.gpu) if rows else None
+    readmes = args.readmes if args.readmes is not None else sorted(glob.glob(os.path.join(ROOT, "lesson*", "README*.md")))
+
+    stale = []
+    for path in readmes:
+        with open(path) as f:
+            old = f.read()
+        new = render_readme(path, rows, gpu)
+        if new != old:
+            stale.append(path)
+            if not args.check:
+                with open(path, "w") as f:
+                    f.write(new)
+    if args.check:
+        for p in stale:
+            print(f"out of date: {os.path.relpath(p)} (run `make plot`)")
+        print("README tables match the CSVs" if not stale else f"{len(stale)} README(s) differ from the CSVs")
+        return 1 if stale else 0
+    for p in stale:
+        print(f"updated {os.path.relpath(p)}")
+    if not args.no_plots and rows:
+        os.makedirs(args.plots, exist_ok=True)
+        for lesson in sorted({r["lesson"] for r in rows if r["gpu"] == gpu}):
+            for f in plot_lesson(rows, lesson, gpu, args.plots):
+                print(f"wrote {os.path.relpath(f)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

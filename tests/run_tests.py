@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""The course's test runner: `make test` calls it, and so does CI (.ci/run).
+
+Host part (runs anywhere, no GPU needed):
+  * the host test programs build/tests/* (harness, CPU references, checkers, .npy, generators)
+  * every program's command line: bad usage exits 2 with one line, --help exits 0
+  * --input error handling (missing / malformed / wrong-dtype .npy files) exits 2
+  * plot.py on a small CSV, including --check
+GPU part (only where a GPU is present; otherwise each case is reported SKIPPED, never passed):
+  * every version's --test battery (exit 0)
+  * every wrong/ program is caught: by the checker (exit 1) or by compute-sanitizer
+  * every unfinished exercise fails its checker (exit 1); `--grade` expects them to pass instead
+  * .npy in/out end to end, and the memory refusal for a size larger than the GPU
+
+Ends with one line 'N passed, N failed, N skipped'; exits 1 if anything failed.
+"""
+import argparse
+import concurrent.futures as cf
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LESSONS = ["lesson01_topk", "lesson02_scan", "lesson03_compact_spmv", "lesson04_sort", "lesson05_histogram"]
+EXIT_NO_DEVICE = 77
+
+_lock = threading.Lock()
+results = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def report(status, name, detail=""):
+    with _lock:
+        results[{"PASS": "passed", "FAIL": "failed", "SKIP": "skipped"}[status]] += 1
+        line = f"{status}  {name}"
+        if detail:
+            line += f": {detail}"
+        print(line, flush=True)
+
+
+def run(cmd, timeout=120, env=None):
+    """Runs a command; returns (exit code, stdout, stderr). A timeout is exit code -9."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, errors="replace")
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return -9, out, f"timed out after {timeout} s"
+
+
+def tail(text, lines=6):
+    t = [l for l in text.strip().splitlines() if l.strip()]
+    return " | ".join(t[-lines:])
+
+
+def programs(build, kind):
+    """Built programs of one kind: 'version', 'wrong' or 'exercise'."""
+    found = []
+    for lesson in LESSONS:
+        sub = {"version": "", "wrong": "wrong", "exercise": "exercises"}[kind]
+        src_dir = os.path.join(ROOT, lesson, sub)
+        if not os.path.isdir(src_dir):
+            continue
+        for f in sorted(os.listdir(src_dir)):
+            if not f.endswith(".cu"):
+                continue
+            exe = os.path.join(build, lesson, sub, f[:-3])
+            found.append((os.path.join(lesson, sub, f), exe))
+    return found
+
+
+# ---- host part -------------------------------------------------------------------------------
+
+def host_test_programs(build):
+    tdir = os.path.join(build, "tests")
+    if not os.path.isdir(tdir):
+        report("FAIL", "host tests", f"{tdir} missing: run make first")
+        return
+    for f in sorted(os.listdir(tdir)):
+        exe = os.path.join(tdir, f)
+        if f.endswith(".d") or not os.access(exe, os.X_OK) or os.path.isdir(exe):
+            continue
+        rc, out, err = run([exe], timeout=300)
+        m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
+        if not m:
+            report("FAIL", f"host {f}", f"no summary line (exit {rc}) {tail(out + err)}")
+            continue
+        fails = [l for l in out.splitlines() if l.startswith("FAIL")]
+        for l in fails:
+            report("FAIL", f"host {f}: {l[5:]}")
+        passed = int(m.group(1))
+        with _lock:
+            results["passed"] += passed
+        print(f"PASS  host {f}: {passed} checks passed", flush=True)
+        if rc != 0 and not fails:
+            report("FAIL", f"host {f}", f"exit {rc}")
+
+
+BAD_ARGS = [
+    (["--n", "-3"], "negative size"),
+    (["--n", "abc"], "not a number"),
+    (["--n", "1e99"], "exponent notation"),
+    (["--n", "12x"], "trailing junk"),
+    (["--n", "0x10"], "hex"),
+    (["--n", "1<<70"], "overflow"),
+    (["--n"], "missing value"),
+    (["--frobnicate"], "unknown option"),
+    (["--dist", "no-such-shape"], "unknown --dist"),
+    (["--reps", "0"], "zero repetitions"),
+    (["--seed", "-1"], "negative seed"),
+    (["--test", "--sweep"], "two modes at once"),
+    (["--input", "x.npy", "--n", "5"], "--input with --n"),
+]
+
+
+def check_usage_error(name, exe, args, what):
+    rc, out, err = run([exe] + args, timeout=30)
+    lines = [l for l in err.strip().splitlines() if l.strip()]
+    if rc == 2 and len(lines) == 1 and lines[0].startswith("error:"):
+        report("PASS", f"usage {name} {' '.join(args)} ({what})")
+    else:
+        report("FAIL", f"usage {name} {' '.join(args)} ({what})",
+               f"expected exit 2 and one 'error:' line, got exit {rc}, stderr {err.strip()[:200]!r}")
+
+
+def cli_tests(build):
+    everything = programs(build, "version") + programs(build, "wrong") + programs(build, "exercise")
+    if not everything:
+        report("FAIL", "cli", "no programs built")
+        return
+    for src, exe in everything:
+        if not os.path.exists(exe):
+            report("FAIL", f"build {src}", "program missing: did make fail?")
+            continue
+        name = os.path.relpath(exe, build)
+        rc, out, err = run([exe, "--help"], timeout=30)
+        if rc == 0 and "usage:" in out:
+            report("PASS", f"usage {name} --help")
+        else:
+            report("FAIL", f"usage {name} --help", f"exit {rc}")
+        check_usage_error(name, exe, ["--n", "-3"], "negative size")
+        check_usage_error(name, exe, ["--no-such-option"], "unknown option")
+    # The whole list on one program per lesson (the parser is shared, the lessons' extras differ).
+    for lesson in LESSONS:
+        firsts = [p for p in programs(build, "version") if p[0].startswith(lesson) and os.path.exists(p[1])]
+        if firsts:
+            src, exe = firsts[0]
+            for args, what in BAD_ARGS:
+                check_usage_error(os.path.relpath(exe, build), exe, args, what)
+
+
+def npy_file_tests(build, tmp):
+    """--input problems are refused with exit 2 before the GPU is asked for."""
+    exe = os.path.join(build, "lesson02_scan", "00_cub")
+    if not os.path.exists(exe):
+        report("FAIL", "npy input tests", "build/lesson02_scan/00_cub missing")
+        return
+    def npy(name, descr, payload, shape="(3,)", fortran="False"):
+        header = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (descr, fortran, shape)
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        path = os.path.join(tmp, name)
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + payload)
+        return path
+    cases = [
+        (os.path.join(tmp, "does-not-exist.npy"), "missing file"),
+        (npy("trunc.npy", "<i4", b"\0" * 4), "truncated data"),
+        (npy("fortran.npy", "<i4", b"\0" * 12, fortran="True"), "Fortran order"),
+        (npy("bigendian.npy", ">i4", b"\0" * 12), "big-endian"),
+        (npy("float64.npy", "<f8", b"\0" * 24), "wrong dtype"),
+        (npy("twod.npy", "<i4", b"\0" * 12, shape="(3, 1)"), "2-D array"),
+    ]
+    junk = os.path.join(tmp, "junk.npy")
+    with open(junk, "wb") as f:
+        f.write(b"definitely not numpy")
+    cases.append((junk, "bad magic"))
+    for path, what in cases:
+        check_usage_error("lesson02_scan/00_cub", exe, ["--input", path], f"--input {what}")
+
+
+def plot_tests(tmp):
+    rc, out, err = run([sys.executable, os.path.join(ROOT, "tests", "test_plot.py")], timeout=300)
+    m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
+    if not m:
+        if "matplotlib" in err:
+            report("FAIL", "plot.py tests", "matplotlib is missing: pip install -r requirements.txt")
+        else:
+            report("FAIL", "plot.py tests", f"exit {rc} {tail(out + err)}")
+        return
+    for l in out.splitlines():
+        if l.startswith("FAIL"):
+            report("FAIL", f"plot.py: {l[5:]}")
+    with _lock:
+        results["passed"] += int(m.group(1))
+    print(f"PASS  plot.py: {m.group(1)} checks passed", flush=True)
+
+
+# ---- GPU part --------------------------------------------------------------------------------
+
+def gpu_present(build):
+    probe = os.path.join(build, "lesson02_scan", "00_cub")
+    if not os.path.exists(probe):
+        return False, "no probe program"
+    rc, out, err = run([probe, "--n", "1000", "--reps", "1"], timeout=120)
+    if rc == EXIT_NO_DEVICE:
+        return False, err.strip().splitlines()[-1] if err.strip() else "no GPU"
+    return True, ""
+
+
+def caught_by(src):
+    with open(os.path.join(ROOT, src), errors="replace") as f:
+        for line in f:
+            m = re.match(r"\s*//\s*CAUGHT-BY:\s*(\S+)(.*)$", line)
+            if m:
+                return m.group(1), m.group(2).split("(")[0].split()
+    return None, []
+
+
+def gpu_jobs(build, quick, grade, has_sanitizer):
+    jobs = []
+    q = ["--quick"] if quick else []
+    if not grade:
+        for src, exe in programs(build, "version"):
+            jobs.append(("version", src, [exe, "--test"] + q, 0))
+        for src, exe in programs(build, "wrong"):
+            tool, args = caught_by(src)
+            if tool is None:
+                jobs.append(("bad-tag", src, None, None))
+            elif tool == "checker":
+                jobs.append(("wrong", src, [exe, "--test", "--quick"], 1))
+            elif tool in ("racecheck", "memcheck", "synccheck", "initcheck"):
+                if not has_sanitizer:
+                    jobs.append(("skip", src, None, "compute-sanitizer not found"))
+                else:
+                    cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "42"]
+                    if tool == "racecheck":
+                        cmd += ["--racecheck-report", "hazard"]
+                    jobs.append(("wrong", src, cmd + [exe] + args, 42))
+            elif tool == "none":
+                jobs.append(("built", src, None, None))
+            else:
+                jobs.append(("bad-tag", src, None, None))
+    for src, exe in programs(build, "exercise"):
+        jobs.append(("exercise", src, [exe, "--test", "--quick"], 0 if grade else 1))
+    return jobs
+
+
+def run_gpu_job(build, job):
+    kind, src, cmd, want = job
+    if kind == "bad-tag":
+        report("FAIL", f"gpu {src}", "wrong/ program without a valid '// CAUGHT-BY:' line")
+        return
+    if kind == "skip":
+        report("SKIP", f"gpu {src}", want)
+        return
+    if kind == "built":
+        ok = os.path.exists(os.path.join(build, src[:-3]))
+        report("PASS" if ok else "FAIL", f"build {src} (performance pitfall, not run)")
+        return
+    if not os.path.exists(cmd[-1] if kind == "version" else [c for c in cmd if c.startswith(build)][0]):
+        report("FAIL", f"gpu {src}", "program missing: did make fail?")
+        return
+    start = time.time()
+    rc, out, err = run(cmd, timeout=900)
+    secs = time.time() - start
+    label = {"version": "battery", "wrong": "caught", "exercise": "unfinished fails"}[kind]
+    if kind == "exercise" and want == 0:
+        label = "graded"
+    if rc == EXIT_NO_DEVICE:
+        report("SKIP", f"gpu {src} {label}", "no CUDA device")
+    elif rc == want:
+        summary = re.findall(r"(\d+ passed, \d+ failed.*)$", out, re.M)
+        report("PASS", f"gpu {src} {label} ({secs:.0f} s{', ' + summary[-1] if summary and kind == 'version' else ''})")
+    else:
+        fails = [l for l in out.splitlines() if l.startswith("FAIL")][:5]
+        report("FAIL", f"gpu {src} {label}", f"exit {rc}, expected {want}; " + (" | ".join(fails) or tail(out + err)))
+
+
+def gpu_extras(build, tmp):
+    exe = os.path.join(build, "lesson02_scan", "00_cub")
+    rc, out, err = run([exe, "--n", "2^40"], timeout=120)
+    if rc == 2 and "needs" in err and ("free" in err or "available" in err):
+        report("PASS", "gpu a size larger than the GPU is refused with what it needs and what is free")
+    else:
+        report("FAIL", "gpu size larger than the GPU", f"exit {rc} {err.strip()[:200]}")
+    try:
+        import numpy as np
+    except ImportError:
+        report("SKIP", "gpu .npy end to end", "numpy not installed")
+        return
+    x = (np.arange(100003, dtype=np.int64) * 2654435761 % 2001 - 1000).astype(np.int32)
+    src, dst = os.path.join(tmp, "in.npy"), os.path.join(tmp, "out.npy")
+    np.save(src, x)
+    rc, out, err = run([exe, "--input", src, "--output", dst, "--reps", "3"], timeout=120)
+    ok = rc == 0 and os.path.exists(dst) and np.array_equal(np.load(dst), np.cumsum(x, dtype=np.int64).astype(np.int32))
+    report("PASS" if ok else "FAIL", "gpu .npy end to end: --input / --output match numpy.cumsum",
+           "" if ok else f"exit {rc} {tail(out + err)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build", help="the build folder (default build)")
+    ap.add_argument("--quick", action="store_true", help="smaller GPU batteries")
+    ap.add_argument("--grade", action="store_true", help="grade the exercises only (expect them to pass)")
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "3")),
+                    help="GPU test programs run at once (default 3, or $TEST_JOBS)")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    tmp = tempfile.mkdtemp(prefix="course-tests-")
+    try:
+        if not args.grade:
+            print("== host part", flush=True)
+            host_test_programs(build)
+            cli_tests(build)
+            npy_file_tests(build, tmp)
+            plot_tests(tmp)
+        print("== GPU part", flush=True)
+        has_gpu, why = gpu_present(build)
+        jobs = gpu_jobs(build, args.quick, args.grade, shutil.which("compute-sanitizer") is not None)
+        if not has_gpu:
+            for kind, src, cmd, want in jobs:
+                report("SKIP", f"gpu {src}", f"no GPU ({why})")
+            if not args.grade:
+                report("SKIP", "gpu extras (.npy end to end, memory refusal)", f"no GPU ({why})")
+        else:
+            with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                list(pool.map(lambda j: run_gpu_job(build, j), jobs))
+            if not args.grade:
+                gpu_extras(build, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{results['passed']} passed, {results['failed']} failed, {results['skipped']} skipped", flush=True)
+    return 1 if results["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

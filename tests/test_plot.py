@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Host tests of plot.py on a small made-up CSV: plots are written, README tables are filled and
+--check notices a table that drifted from the data. Prints one line per check and 'N passed, N failed'."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PLOT = os.path.join(ROOT, "plot.py")
+passed = failed = 0
+
+
+def expect(ok, name, why=""):
+    global passed, failed
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why), flush=True)
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+
+
+def plot(*args):
+    p = subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+HEADER = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n"
+
+
+def row(version, n, ms, dist="uniform", gpu="NVIDIA H100 80GB HBM3", lesson="02_scan"):
+    gbps = 8.0 * n / (ms * 1e6)
+    return f"{gpu},{lesson},{version},int32,{n},{dist},exclusive=0,10,{ms},{ms * 0.9},{gbps:.2f},3000.00,PASS\n"
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="plot-test-")
+    try:
+        csv_path = os.path.join(tmp, "r.csv")
+        with open(csv_path, "w") as f:
+            f.write(HEADER)
+            for n in (1 << 10, 1 << 24, 1 << 28):
+                f.write(row("00_cub", n, n * 8 / 2.4e12 * 1e3 + 0.005))
+                f.write(row("01_naive", n, n * 8 / 0.2e12 * 1e3 + 0.01))
+                f.write(row("02_better", n, n * 8 / 1.2e12 * 1e3 + 0.006))
+            f.write(row("01_naive", 1 << 28, 999.0, dist="equal"))      # another input: not in the table
+            f.write(row("00_cub", 1 << 24, 5.0))                         # a re-measurement: the last row wins
+        readme = os.path.join(tmp, "README.md")
+        with open(readme, "w") as f:
+            f.write("# t\n\n<!-- results:begin lesson=02_scan -->\nold text\n<!-- results:end -->\n\nafter\n")
+        plots = os.path.join(tmp, "plots")
+
+        rc, out = plot(csv_path, "--readmes", readme, "--check")
+        expect(rc == 1, "--check fails on a README whose table is out of date", out)
+        rc, out = plot(csv_path, "--readmes", readme, "--plots", plots)
+        expect(rc == 0, "plot.py runs on a small CSV", out)
+        for name in ("02_scan_throughput.png", "02_scan_bars.png"):
+            p = os.path.join(plots, name)
+            expect(os.path.exists(p) and os.path.getsize(p) > 1000, f"writes plots/{name}")
+        text = open(readme).read()
+        expect("old text" not in text and "`02_better`" in text and text.rstrip().endswith("after"),
+               "README table rewritten between the markers only", text)
+        expect("| `00_cub` |" in text and "5.000 |" in text, "the last row of a repeated case wins", text)
+        expect("999" not in text, "rows of other inputs stay out of the table")
+        rc, out = plot(csv_path, "--readmes", readme, "--check")
+        expect(rc == 0, "--check passes once the tables are regenerated", out)
+        with open(readme, "w") as f:
+            f.write(text.replace("5.000", "4.000"))
+        rc, out = plot(csv_path, "--readmes", readme, "--check")
+        expect(rc == 1 and "out of date" in out, "--check catches a hand-edited number", out)
+
+        rc, out = plot("--summary", csv_path)
+        expect(rc == 0 and "02_better" in out and "vs library" in out, "--summary prints one table", out)
+
+        merged = os.path.join(tmp, "merged.csv")
+        shutil.copy(csv_path, merged)
+        new = os.path.join(tmp, "new.csv")
+        with open(new, "w") as f:
+            f.write(HEADER + row("02_better", 1 << 28, 7.5))
+        rc, out = plot("--merge", new, "--into", merged)
+        lines = open(merged).read().splitlines()
+        hits = [l for l in lines if ",02_better,int32,268435456,uniform," in l]
+        expect(rc == 0 and len(hits) == 1 and ",7.500000," in hits[0], "--merge replaces the same case", "\n".join(hits))
+
+        bad = os.path.join(tmp, "bad.csv")
+        with open(bad, "w") as f:
+            f.write("gpu,lesson\nx,y\n")
+        rc, out = plot(bad, "--readmes", readme, "--no-plots")
+        expect(rc != 0 and "missing columns" in out, "a CSV without the columns is refused", out)
+        rc, out = plot("--help")
+        expect(rc == 0 and "usage" in out, "--help works")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
