@@ -1,0 +1,453 @@
+// lesson01_topk/lesson.cuh — the top-k problem in one place: semantics, order-preserving keys,
+// the input shapes, the CPU reference (the checker), the battery, the sweep, the bytes a top-k
+// must move, and run_lesson() for every version.
+//
+// Semantics (README.md, "semantics card"):
+//   * out_vals[0..k) = the k largest values, in descending order; out_idx[j] = an index i with
+//     in[i] == out_vals[j]; the indices are distinct. Duplicates count (as torch.topk): the top 3
+//     of {5, 5, 5, 1} are {5, 5, 5}, not {5, 1}.
+//   * Ties at the k-th value: any choice among the tied indices is valid.
+//   * float32: NaN is larger than +inf (torch's order), every NaN equal to every other; -0.0 equals
+//     +0.0 (either may be returned for the other).
+//   * --smallest: the k smallest, in ascending order (NaN is then never chosen before a number).
+//   * Types float32, int32, uint32. 1 <= k <= n. Indices are uint32: n < 2^32 (4 G elements is
+//     16 GiB of input: more than any single top-k call here needs; int64 would double the index
+//     traffic for nothing).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../common/harness.cuh"
+
+namespace topk {
+
+// Every version provides a launcher of this shape: device pointers, n elements, k, direction.
+// Values and indices are written to out_vals[0..k) and out_idx[0..k). Scratch comes from
+// course::scratch(), so the timed runs never allocate.
+template <class T>
+using Launcher = void (*)(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx);
+
+// ---- order-preserving keys ----------------------------------------------------------------------
+// Every version compares uint32 keys instead of values: key(a) > key(b) exactly when a comes
+// before b in the output order. One mapping for three types and both directions:
+//   uint32  the value itself
+//   int32   flip the sign bit (INT_MIN -> 0, -1 -> 0x7FFFFFFF, 0 -> 0x80000000)
+//   float   positive: set the sign bit; negative: invert all bits (so more negative = smaller);
+//           -0.0 is first turned into +0.0 and every NaN into the largest key 0xFFFFFFFF
+//           (+inf maps to 0xFF800000, so NaN > +inf, as in torch).
+//   smallest: invert the key, so "largest key first" still means "output order first".
+__host__ __device__ __forceinline__ uint32_t float_bits(float v) {
+#ifdef __CUDA_ARCH__
+    return __float_as_uint(v);
+#else
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return b;
+#endif
+}
+
+template <class T>
+__host__ __device__ __forceinline__ uint32_t to_key(T v, bool smallest) {
+    uint32_t key;
+    if constexpr (std::is_same_v<T, float>) {
+        uint32_t b = float_bits(v);
+        if ((b & 0x7FFFFFFFu) > 0x7F800000u) key = 0xFFFFFFFFu;     // any NaN: above +inf
+        else {
+            if (b == 0x80000000u) b = 0;                            // -0.0 -> +0.0
+            key = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+        }
+    } else if constexpr (std::is_same_v<T, int32_t>) {
+        key = uint32_t(v) ^ 0x80000000u;
+    } else {
+        static_assert(std::is_same_v<T, uint32_t>, "top-k types: float, int32_t, uint32_t");
+        key = v;
+    }
+    return smallest ? ~key : key;
+}
+
+// Merge-based versions (01-04) compare (key, index) pairs packed in 64 bits: the key in the high
+// half, the inverted index in the low half. Every element then has a distinct packed value (ties
+// go to the lower index), and the packed value 0 (key 0, index 0xFFFFFFFF) is below every real
+// element because no real index is 0xFFFFFFFF (n < 2^32): it is the "empty slot" sentinel.
+__host__ __device__ __forceinline__ uint64_t pack(uint32_t key, uint32_t idx) {
+    return (uint64_t(key) << 32) | uint32_t(~idx);
+}
+__host__ __device__ __forceinline__ uint32_t packed_index(uint64_t p) { return ~uint32_t(p); }
+constexpr uint64_t kEmpty = 0;
+
+// Writes out_vals[j] = in[idx] and out_idx[j] = idx for the packed results best[0..k) (already in
+// output order). Gathering the value from the input keeps its exact bits (-0.0, NaN payloads).
+template <class T>
+__global__ void write_packed(const T* __restrict__ in, const uint64_t* __restrict__ best, size_t k,
+                             T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (j >= k) return;
+    uint32_t i = packed_index(best[j]);
+    out_idx[j] = i;
+    out_vals[j] = in[i];
+}
+
+// ---- inputs -------------------------------------------------------------------------------------
+
+inline std::vector<std::string> dists() {
+    auto d = course::common_dists();
+    d.push_back("negatives");   // every value negative (ints: int32 only; uint32 gets uniform)
+    d.push_back("dupes");       // 64 distinct values: every k-th value has many copies
+    d.push_back("topbits");     // values sharing their top bits: floats in [1, 2), ints likewise
+    d.push_back("specials");    // floats: +-inf, NaNs (three bit patterns), +-0.0 among uniform
+    return d;
+}
+
+template <class T>
+std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
+    std::vector<T> v;
+    constexpr bool kFloat = std::is_floating_point_v<T>;
+    if (dist == "negatives" || dist == "dupes" || dist == "topbits" || dist == "specials") {
+        v.resize(n);
+        T* p = v.data();
+        course::parallel_for(n, [&](size_t i) {
+            uint64_t h = course::hash64(seed, i);
+            double u = course::unit_double(h);
+            if (dist == "negatives") {
+                if constexpr (kFloat) p[i] = T(-1e-3 - 1000.0 * u);
+                else if constexpr (std::is_signed_v<T>) p[i] = T(-1 - int64_t(h >> 34));
+                else p[i] = course::uniform_value<T>(h);
+            } else if (dist == "dupes") {
+                uint32_t level = uint32_t(h >> 58);                 // 0..63
+                if constexpr (kFloat) p[i] = T(0.25 * level - 8.0);
+                else if constexpr (std::is_signed_v<T>) p[i] = T(int32_t(level) * 1000 - 30000);
+                else p[i] = T(level * 1000u);
+            } else if (dist == "topbits") {
+                if constexpr (kFloat) p[i] = T(1.0 + u);               // [1, 2): 9 top bits shared
+                else p[i] = T(0x3F800000u | uint32_t(h >> 41));         // the same bit patterns
+            } else {                                                   // specials
+                if constexpr (kFloat) {
+                    uint32_t r = uint32_t(h & 31), b;
+                    switch (r) {
+                        case 0: b = 0x7F800000u; break;                // +inf
+                        case 1: b = 0xFF800000u; break;                // -inf
+                        case 2: b = 0x7FC00000u; break;                // NaN
+                        case 3: b = 0xFFC00000u; break;                // -NaN (still above +inf)
+                        case 4: b = 0x7F800001u; break;                // signalling-pattern NaN
+                        case 5: b = 0x00000000u; break;                // +0.0
+                        case 6: b = 0x80000000u; break;                // -0.0
+                        default: { float f = float(u * 2.0 - 1.0); std::memcpy(&b, &f, 4); }
+                    }
+                    std::memcpy(&p[i], &b, 4);
+                } else {
+                    auto e = course::extreme_values<T>();
+                    p[i] = (h & 3) ? course::uniform_value<T>(h) : e[(h >> 8) % e.size()];
+                }
+            }
+        });
+    } else if (!course::generate(v, n, dist, seed)) {
+        throw course::UsageError("unknown input '" + dist + "'");
+    }
+    return v;
+}
+
+// ---- the CPU reference --------------------------------------------------------------------------
+
+template <class T>
+std::vector<uint32_t> keys_of(const std::vector<T>& in, bool smallest) {
+    std::vector<uint32_t> keys(in.size());
+    course::parallel_for(in.size(), [&](size_t i) { keys[i] = to_key(in[i], smallest); });
+    return keys;
+}
+
+// The k-th largest key (1 <= k <= n), by std::nth_element: each thread finds the top min(k, chunk)
+// keys of its chunk, then one nth_element over those candidates. The top k of the whole are among
+// the union of each chunk's top k, so this is exact. (2^28 keys with k = 2048: well under a second.)
+inline uint32_t kth_largest_key(const std::vector<uint32_t>& keys, size_t k) {
+    size_t n = keys.size();
+    unsigned chunks = std::max(1u, std::min<unsigned>(course::cpu_threads(), unsigned(n / 65536 + 1)));
+    if (k > n / (4 * chunks)) chunks = 1;    // large k: the candidates would be most of the input
+    std::vector<std::vector<uint32_t>> best(chunks);
+    size_t per = (n + chunks - 1) / chunks;
+    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
+        for (size_t c = cb; c < ce; ++c) {
+            size_t b = std::min(n, c * per), e = std::min(n, b + per);
+            std::vector<uint32_t> part(keys.begin() + b, keys.begin() + e);
+            size_t keep = std::min(k, part.size());
+            if (keep < part.size())
+                std::nth_element(part.begin(), part.begin() + (keep - 1), part.end(), std::greater<uint32_t>());
+            part.resize(keep);
+            best[c] = std::move(part);
+        }
+    }, 1);
+    std::vector<uint32_t> all;
+    for (auto& b : best) all.insert(all.end(), b.begin(), b.end());
+    std::nth_element(all.begin(), all.begin() + (k - 1), all.end(), std::greater<uint32_t>());
+    return all[k - 1];
+}
+
+struct Reference {
+    uint32_t kth = 0;         // the k-th largest key
+    size_t greater = 0;       // how many keys are larger than it (all must be returned)
+};
+
+inline Reference reference(const std::vector<uint32_t>& keys, size_t k) {
+    Reference r;
+    r.kth = kth_largest_key(keys, k);
+    std::vector<size_t> counts(course::cpu_threads(), 0);
+    course::parallel_chunks(keys.size(), [&](size_t b, size_t e, unsigned t) {
+        size_t c = 0;
+        for (size_t i = b; i < e; ++i) c += keys[i] > r.kth;
+        counts[t] = c;
+    });
+    for (size_t c : counts) r.greater += c;
+    return r;
+}
+
+template <class T> std::string show_value(T v) {
+    if constexpr (std::is_same_v<T, float>) {
+        uint32_t b = float_bits(v);
+        if ((b & 0x7FFFFFFFu) > 0x7F800000u) return "nan";
+    }
+    return course::show(v);
+}
+
+// The checker. A result is right exactly when:
+//   1. every index is < n, and no index appears twice;
+//   2. every value equals the input at its index (-0.0 == +0.0, NaN == NaN: compared as keys);
+//   3. the values are in output order (keys non-increasing);
+//   4. the last value is the k-th largest, and the values above it number as many as the input's.
+// With 1 and 2 the result is k distinct input elements; 3 and 4 then say that it holds every
+// element above the k-th value plus enough copies of it: the same multiset as any right answer.
+template <class T>
+course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint32_t>& keys,
+                               const Reference& ref, size_t k, bool smallest,
+                               const T* vals, const uint32_t* idx) {
+    size_t n = in.size();
+    std::vector<uint8_t> seen(n, 0);
+    size_t greater = 0;
+    for (size_t j = 0; j < k; ++j) {
+        std::string at = "[" + std::to_string(j) + "] ";
+        if (idx[j] >= n)
+            return course::CheckResult::fail(at + "index " + std::to_string(idx[j]) + " is out of range (n=" +
+                                             std::to_string(n) + ")");
+        if (seen[idx[j]])
+            return course::CheckResult::fail(at + "index " + std::to_string(idx[j]) + " returned twice");
+        seen[idx[j]] = 1;
+        uint32_t kv = to_key(vals[j], smallest);
+        if (kv != keys[idx[j]])
+            return course::CheckResult::fail(at + "value " + show_value(vals[j]) + " but in[" + std::to_string(idx[j]) +
+                                             "] = " + show_value(in[idx[j]]));
+        if (j > 0 && kv > to_key(vals[j - 1], smallest))
+            return course::CheckResult::fail(at + "out of order: " + show_value(vals[j - 1]) + " then " +
+                                             show_value(vals[j]));
+        if (kv < ref.kth)
+            return course::CheckResult::fail(at + "value " + show_value(vals[j]) + " is not among the top " +
+                                             std::to_string(k) + " (the k-th is " +
+                                             show_value(in[std::find(keys.begin(), keys.end(), ref.kth) - keys.begin()]) + ")");
+        greater += kv > ref.kth;
+    }
+    if (greater != ref.greater)
+        return course::CheckResult::fail(std::to_string(greater) + " values above the k-th returned, the input has " +
+                                         std::to_string(ref.greater) + " (values or their duplicates missing)");
+    return course::CheckResult::pass();
+}
+
+// ---- one case on the device ---------------------------------------------------------------------
+
+// Battery and sweep cases ask for the k smallest with a "/smallest" suffix on the input's name.
+inline bool split_smallest(std::string& dist) {
+    const std::string suffix = "/smallest";
+    if (dist.size() > suffix.size() && dist.compare(dist.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        dist.resize(dist.size() - suffix.size());
+        return true;
+    }
+    return false;
+}
+
+template <class T>
+class TopkTrial : public course::Trial {
+public:
+    TopkTrial(const course::Options& o, const course::Case& c, Launcher<T> fn) : fn_(fn), k_(c.param) {
+        std::string dist = c.dist;
+        smallest_ = split_smallest(dist) || o.has("smallest");
+        if (!o.input.empty()) input_ = course::load_npy<T>(o.input);
+        else {
+            course::require_host_memory(10.0 * c.n);
+            input_ = make_input<T>(c.n, dist, o.seed);
+        }
+        n = input_.size();
+        if (n == 0) throw course::UsageError("top-k needs at least one element (n=0)");
+        if (k_ < 1 || k_ > n)
+            throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and n=" + std::to_string(n));
+        bytes = 4.0 * n + 8.0 * k_;              // read the input once, write k values and k indices
+        course::require_device_memory(4.0 * n + 8.0 * k_ + 24.0 * n);   // input, output, the widest scratch (00)
+        d_in_ = course::DeviceArray<T>(n);
+        d_vals_ = course::DeviceArray<T>(k_);
+        d_idx_ = course::DeviceArray<uint32_t>(k_);
+        d_in_.upload(input_);
+    }
+    void run() override { fn_(d_in_.data(), n, k_, smallest_, d_vals_.data(), d_idx_.data()); }
+    void poison() override { d_vals_.poison(); d_idx_.poison(); }
+    course::CheckResult check() override {
+        std::vector<T> vals = d_vals_.download();
+        std::vector<uint32_t> idx = d_idx_.download();
+        if (keys_.empty()) {
+            keys_ = keys_of(input_, smallest_);
+            ref_ = reference(keys_, k_);
+        }
+        return check_topk(input_, keys_, ref_, k_, smallest_, vals.data(), idx.data());
+    }
+    void save(const std::string& path) override {
+        std::vector<T> vals = d_vals_.download();
+        course::save_npy(path, vals.data(), vals.size());
+        std::vector<uint32_t> idx = d_idx_.download();
+        std::string ipath = path.size() > 4 && path.substr(path.size() - 4) == ".npy"
+                                ? path.substr(0, path.size() - 4) + "_idx.npy" : path + "_idx.npy";
+        course::save_npy(ipath, idx.data(), idx.size());
+        std::printf("wrote %s (values) and %s (indices)\n", path.c_str(), ipath.c_str());
+    }
+private:
+    Launcher<T> fn_;
+    size_t k_;
+    bool smallest_ = false;
+    std::vector<T> input_;
+    std::vector<uint32_t> keys_;
+    Reference ref_;
+    course::DeviceArray<T> d_in_, d_vals_;
+    course::DeviceArray<uint32_t> d_idx_;
+};
+
+// ---- the program --------------------------------------------------------------------------------
+
+struct Limits {
+    uint64_t max_k = uint64_t(1) << 32;          // versions that keep k candidates per thread state theirs
+    uint64_t max_n = (uint64_t(1) << 32) - 1;    // uint32 indices
+    const char* why = "uint32 indices";
+    uint64_t sweep_max_n = uint64_t(1) << 28;    // slow versions benchmark smaller sizes only
+    bool best = false;                           // the best version: k = n/2, n in the battery,
+                                                 // equal and topbits inputs in the sweep
+};
+
+template <class T> const char* dtype_name() { return course::TypeName<T>::get(); }
+
+inline std::vector<course::Case> battery(const course::Options& o, const Limits& lim) {
+    std::vector<course::Case> cases;
+    auto add = [&](uint64_t n, const std::string& d, uint64_t k, const char* t) {
+        if (n == 0 || k < 1 || k > n || k > lim.max_k || n > lim.max_n) return;
+        for (auto& c : cases)
+            if (c.n == n && c.dist == d && c.param == k && c.dtype == t) return;
+        cases.push_back({n, d, k, t});
+    };
+    const std::vector<uint64_t> all_k = {1, 2, 31, 32, 33, 100, 256, 1000, 1024, 2048};
+    const std::vector<uint64_t> quick_k = {1, 32, 33, 1000, 2048};
+    const std::vector<std::string> float_shapes = o.quick
+        ? std::vector<std::string>{"uniform", "equal", "dupes", "topbits", "specials", "sorted"}
+        : std::vector<std::string>{"uniform", "sorted", "reversed", "equal", "few", "zipf", "extremes",
+                                   "negatives", "dupes", "topbits", "specials"};
+    const std::vector<std::string> int_shapes = {"uniform", "equal", "dupes", "extremes", "negatives", "sorted"};
+    for (uint64_t n : course::battery_sizes(4096, o.quick, false)) {
+        const auto& ks = o.quick ? quick_k : all_k;
+        bool big = n >= 1000000;
+        for (uint64_t k : ks) {
+            for (auto& d : float_shapes) {
+                if (big && (k == 2 || k == 31 || k == 100 || k == 1000)) continue;
+                add(n, d, k, "float32");
+            }
+            if (k == 1 || k == 33 || k == 1024 || k == 2048)
+                for (auto& d : int_shapes) {
+                    if (big && d != "uniform" && d != "dupes") continue;
+                    add(n, d, k, "int32");
+                    add(n, d, k, "uint32");
+                }
+            if (k == 1 || k == 33 || k == 1000) {
+                add(n, "uniform/smallest", k, "float32");
+                add(n, "specials/smallest", k, "float32");
+                add(n, "dupes/smallest", k, "int32");
+            }
+        }
+        if (n <= 4097) add(n, "dupes", n, "float32");                 // k = n: everything
+        if (lim.best)
+            for (uint64_t k : {n / 2, n - 1, n})
+                for (const char* d : {"uniform", "equal", "dupes", "specials"}) add(n, d, k, "float32");
+    }
+    if (!o.quick) {
+        const uint64_t m24 = uint64_t(1) << 24, m28 = uint64_t(1) << 28;
+        for (uint64_t k : {1, 32, 2048}) add(m24, "uniform", k, "float32");
+        add(m24, "equal", 32, "float32");
+        add(m24, "topbits", 1024, "float32");
+        add(m24, "uniform", 256, "int32");
+        add(m24, "dupes/smallest", 100, "uint32");
+        add(m28, "uniform", 2048, "float32");
+        add(m28, "topbits", 32, "float32");
+        if (lim.best) { add(m24, "uniform", m24 / 2, "float32"); add(m28, "equal", 1024, "float32"); }
+    }
+    return cases;
+}
+
+inline std::vector<course::Case> sweep(const course::Options& o, const Limits& lim) {
+    std::vector<course::Case> cases;
+    std::vector<std::string> shapes = {o.dist};
+    if (lim.best) for (const char* d : {"equal", "topbits"}) if (o.dist != d) shapes.push_back(d);
+    for (auto& d : shapes) {
+        for (uint64_t n : course::sweep_sizes(lim.sweep_max_n))
+            for (uint64_t k : {32, 1024})
+                if (k <= n && k <= lim.max_k) cases.push_back({n, d, k, o.dtype});
+        uint64_t m28 = uint64_t(1) << 28;
+        if (lim.sweep_max_n >= m28)
+            for (uint64_t k : {1, 256, 2048})
+                if (k <= lim.max_k) cases.push_back({m28, d, k, o.dtype});
+    }
+    return cases;
+}
+
+inline int run_lesson(int argc, char** argv, const char* version, Launcher<float> f32,
+                      Launcher<int32_t> i32, Launcher<uint32_t> u32, Limits lim = {}) {
+    course::LessonDef def;
+    def.lesson = "01_topk";
+    def.version = version;
+    def.cli.program = version;
+    def.cli.summary = "top-k: the k largest (or --smallest) values and their indices";
+    def.cli.dists = dists();
+    def.cli.dtypes = {"float32", "int32", "uint32"};
+    def.cli.param_name = "k";
+    def.cli.param_default = std::min<uint64_t>(32, lim.max_k);
+    def.cli.param_min = 1;
+    def.cli.n_default = std::min<uint64_t>(uint64_t(1) << 24, lim.max_n);
+    def.cli.extras = {{"smallest", false, "the k smallest values (ascending) instead of the largest"}};
+    def.validate = [lim](const course::Options& o) {
+        if (o.test || o.sweep) return;
+        uint64_t n = o.n;
+        if (!o.input.empty()) {   // the file's n counts: read it now, before the GPU is touched
+            if (o.dtype == "int32") n = course::load_npy<int32_t>(o.input).size();
+            else if (o.dtype == "uint32") n = course::load_npy<uint32_t>(o.input).size();
+            else n = course::load_npy<float>(o.input).size();
+        }
+        if (n == 0) course::usage_error("top-k needs at least one element (n=0)");
+        if (o.param > n)
+            course::usage_error("--k " + std::to_string(o.param) + " is larger than n=" + std::to_string(n) +
+                                " (k must be between 1 and n)");
+        if (!o.input.empty() && (o.param > lim.max_k || n > lim.max_n))
+            course::usage_error("this version handles k <= " + std::to_string(lim.max_k) + " and n <= " +
+                                std::to_string(lim.max_n) + " (" + lim.why + ")");
+    };
+    def.beyond_limit = [lim](const course::Case& c) -> std::string {
+        if (c.param > lim.max_k)
+            return "k=" + std::to_string(c.param) + " is beyond this version's limit of k <= " +
+                   std::to_string(lim.max_k) + " (" + lim.why + ")";
+        if (c.n > lim.max_n)
+            return "n=" + std::to_string(c.n) + " is beyond this version's limit of " + std::to_string(lim.max_n) +
+                   " (" + lim.why + ")";
+        return "";
+    };
+    def.battery = [lim](const course::Options& o) { return battery(o, lim); };
+    def.sweep = [lim](const course::Options& o) { return sweep(o, lim); };
+    def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
+        if (c.dtype == "int32") return std::make_unique<TopkTrial<int32_t>>(o, c, i32);
+        if (c.dtype == "uint32") return std::make_unique<TopkTrial<uint32_t>>(o, c, u32);
+        return std::make_unique<TopkTrial<float>>(o, c, f32);
+    };
+    return course::drive(argc, argv, def);
+}
+
+}  // namespace topk
