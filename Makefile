@@ -28,7 +28,7 @@ PROGRAMS := $(patsubst %.cu,$(BUILD)/%,$(SOURCES))
 HOST_TEST_SOURCES := $(wildcard tests/*.cu)
 HOST_TESTS := $(patsubst tests/%.cu,$(BUILD)/tests/%,$(HOST_TEST_SOURCES))
 
-.PHONY: all help test bench plot sanitize grade clean \
+.PHONY: all help test bench bench-run plot sanitize grade clean \
         lesson01 lesson02 lesson03 lesson04 lesson05 host-tests
 all: $(PROGRAMS) $(HOST_TESTS)
 
@@ -71,6 +71,10 @@ test: all
 
 # Benchmark sweeps into results/<gpu>.csv (GPU only). Old rows of the same cases are replaced.
 bench: all
+	@$(MAKE) --no-print-directory bench-run
+
+# The sweep itself, over whatever is built (tests/gpu_batch.sh calls it after `make -k`).
+bench-run:
 	@gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \
 	if [ -z "$$gpu" ]; then echo "make bench needs a GPU (nvidia-smi found none)"; exit 77; fi; \
 	mkdir -p results; out=results/$$gpu.csv; tmp=$(BUILD)/bench.csv; rm -f $$tmp; \
