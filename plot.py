@@ -292,6 +292,9 @@ def plot_lesson(rows, lesson, gpu, outdir):
 
 
 def summary(path):
+    if not os.path.exists(path):
+        print("no results to show: no program produced a row (is there a GPU? see the messages above)")
+        return 1
     rows = read_rows([path])
     if not rows:
         print("no rows (did every program fail to run?)")
