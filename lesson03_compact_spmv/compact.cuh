@@ -397,33 +397,55 @@ __host__ __device__ inline bool output_first(uint64_t a, uint32_t b_end) {
     return kTieToOutput ? a <= b_end : a < b_end;
 }
 
-__device__ __forceinline__ uint32_t item_end(const uint32_t* off, size_t n, size_t total, size_t i) {
-    return i + 1 < n ? off[i + 1] : uint32_t(total);
-}
+// The item ends, as the partition sees them (global memory) and as a block sees them (shared).
+struct GlobalEnds {
+    const uint32_t* off;   // exclusive offsets
+    size_t n, total;
+    __host__ __device__ uint32_t operator()(uint64_t i) const { return i + 1 < n ? off[i + 1] : uint32_t(total); }
+};
+struct LocalEnds {
+    const uint32_t* ends;  // ends[b] = end of item b0 + b
+    __host__ __device__ uint32_t operator()(uint64_t b) const { return ends[b]; }
+};
 
-// Merge-path search on diagonal d: how many outputs are among the first d merged entries.
-// Binary search on a in [max(0, d - n), min(d, total)]: output `mid` comes before item end
+// Merge-path search on diagonal d of the merge of outputs a_base, a_base + 1, ... (na of them)
+// and item ends ends(0 .. nb-1): returns how many outputs are among the first d merged entries.
+// Binary search on a in [max(0, d - nb), min(d, na)]: output `mid` comes before item end
 // d - 1 - mid exactly when at least mid + 1 outputs are in the first d entries.
-template <bool kTieToOutput>
-__device__ uint64_t merge_path_search_global(const uint32_t* off, size_t n, size_t total, uint64_t d) {
-    uint64_t lo = d > n ? d - n : 0, hi = d < total ? d : total;
+template <bool kTieToOutput, class Ends>
+__host__ __device__ inline uint64_t merge_path_search(uint64_t a_base, Ends ends, uint64_t na, uint64_t nb, uint64_t d) {
+    uint64_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
     while (lo < hi) {
         uint64_t mid = (lo + hi) / 2;
-        if (output_first<kTieToOutput>(mid, item_end(off, n, total, size_t(d - 1 - mid)))) lo = mid + 1;
+        if (output_first<kTieToOutput>(a_base + mid, ends(d - 1 - mid))) lo = mid + 1;
         else hi = mid;
     }
     return lo;
 }
 
+// `steps` steps along the path from (a, b): an output taken while at item b belongs to item b
+// (stage[a] = item_base + b); an item end taken moves on to the next item. The caller guarantees
+// a + b + steps <= na + nb, so exactly one of the two is always available.
+template <bool kTieToOutput, class Ends>
+__host__ __device__ inline void merge_path_walk(uint64_t a_base, Ends ends, int na, int nb, int a, int b, int steps,
+                                                int32_t* stage, uint64_t item_base) {
+    for (int s = 0; s < steps; ++s) {
+        // Take the output when one is left and (no item end is left, or it comes first).
+        bool take_output = a < na && (b >= nb || output_first<kTieToOutput>(a_base + a, ends(b)));
+        if (take_output) { stage[a] = int32_t(item_base + b); ++a; }
+        else ++b;
+    }
+}
+
 // Pass 1: one thread per block boundary finds where the block's piece of the path starts. Done in
-// its own kernel so the ~log2(n) dependent global loads of all searches overlap.
+// its own kernel so the ~log2(n) dependent global loads of all the searches overlap.
 template <bool kTieToOutput>
 __global__ void merge_path_partition(const uint32_t* off, size_t n, size_t total, size_t parts, uint2* starts) {
     size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p > parts) return;
     uint64_t end = uint64_t(n) + total, d = uint64_t(p) * kMpTile;
     if (d > end) d = end;
-    uint64_t a = merge_path_search_global<kTieToOutput>(off, n, total, d);
+    uint64_t a = merge_path_search<kTieToOutput>(0, GlobalEnds{off, n, total}, total, n, d);
     starts[p] = make_uint2(uint32_t(a), uint32_t(d - a));
 }
 
@@ -440,26 +462,17 @@ merge_path_expand(const uint32_t* __restrict__ off, size_t n, size_t total, cons
     const uint2 s0 = starts[blockIdx.x], s1 = starts[blockIdx.x + 1];
     const uint64_t a0 = s0.x, b0 = s0.y;
     const int na = int(uint64_t(s1.x) - a0), nb = int(uint64_t(s1.y) - b0);   // na + nb <= kMpTile
-    for (int k = threadIdx.x; k < nb; k += kMpThreads) s_end[k] = item_end(off, n, total, size_t(b0 + k));
+    const GlobalEnds global{off, n, total};
+    for (int k = threadIdx.x; k < nb; k += kMpThreads) s_end[k] = global(b0 + k);
     __syncthreads();
 
-    // This thread's start on the block's piece of the path: diagonal dt, search in shared memory.
+    // This thread's piece: diagonals [dt, dt + steps) of the block's piece.
     const int len = na + nb;
     const int dt = min(int(threadIdx.x) * kMpItems, len);
-    int lo = max(0, dt - nb), hi = min(dt, na);
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (output_first<kTieToOutput>(a0 + mid, s_end[dt - 1 - mid])) lo = mid + 1;
-        else hi = mid;
-    }
-    int a = lo, b = dt - lo;
     const int steps = min(kMpItems, len - dt);
-    for (int s = 0; s < steps; ++s) {
-        // Take the output when one is left and (no item end is left, or it comes first).
-        bool take_output = a < na && (b >= nb || output_first<kTieToOutput>(a0 + a, s_end[b]));
-        if (take_output) { s_out[a] = int32_t(b0 + b); ++a; }
-        else ++b;
-    }
+    const LocalEnds local{s_end};
+    int a = int(merge_path_search<kTieToOutput>(a0, local, uint64_t(na), uint64_t(nb), uint64_t(dt)));
+    merge_path_walk<kTieToOutput>(a0, local, na, nb, a, dt - a, steps, s_out, b0);
     __syncthreads();
     for (int k = threadIdx.x; k < na; k += kMpThreads) out[a0 + k] = s_out[k];
 }

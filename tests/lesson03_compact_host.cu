@@ -1,0 +1,243 @@
+// tests/lesson03_compact_host.cu — host tests of lesson03's compaction and expand parts (no GPU
+// needed; no CUDA runtime call is made): the predicate's selectivity, the CPU references against
+// brute force, the count generators, the checkers failing on planted wrong answers, and the
+// merge-path search and walk of expand_02 (the header's own __host__ __device__ functions) run on
+// the host over a whole input, block by block and thread by thread, with several tile sizes.
+// Prints one line per test and 'N passed, N failed'.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "../lesson03_compact_spmv/compact.cuh"
+
+static int g_passed = 0, g_failed = 0;
+static void expect(bool ok, const std::string& name, const std::string& why = "") {
+    std::printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name.c_str(), ok ? "" : ": ", ok ? "" : why.c_str());
+    (ok ? g_passed : g_failed)++;
+}
+
+// ---- compaction -----------------------------------------------------------------------------
+
+static void test_selectivity() {
+    std::vector<int32_t> v;
+    course::generate(v, 1 << 20, "uniform", 7);
+    for (uint32_t pct : {0u, 1u, 10u, 50u, 90u, 100u}) {
+        size_t k = 0;
+        for (int32_t x : v) k += compact::keep(x, pct);
+        double frac = 100.0 * double(k) / double(v.size());
+        bool ok = pct == 0 ? k == 0 : pct == 100 ? k == v.size() : std::fabs(frac - pct) < 0.5;
+        expect(ok, "keep() selects about " + std::to_string(pct) + "% of uniform values",
+               "got " + std::to_string(frac) + "%");
+    }
+    // The predicate depends on the value only.
+    expect(compact::keep(12345, 37) == compact::keep(12345, 37), "keep() is a function of the value");
+}
+
+static std::vector<int32_t> brute_compact(const std::vector<int32_t>& in, uint32_t pct) {
+    std::vector<int32_t> out;
+    for (int32_t x : in) if (compact::keep(x, pct)) out.push_back(x);
+    return out;
+}
+
+static void test_compact_reference() {
+    bool ok = true;
+    std::string why;
+    for (size_t n : {0, 1, 2, 31, 33, 1000, 4097, 70001, 300007})
+        for (const char* d : {"uniform", "sorted", "equal", "few", "extremes"})
+            for (uint32_t pct : {0u, 1u, 10u, 50u, 90u, 100u}) {
+                std::vector<int32_t> in;
+                course::generate(in, n, d, n * 31 + pct);
+                if (compact::reference(in, pct) != brute_compact(in, pct)) {
+                    ok = false;
+                    why = "n=" + std::to_string(n) + " " + d + " pct=" + std::to_string(pct);
+                }
+            }
+    expect(ok, "compact::reference equals brute force (sizes x dists x pcts)", why);
+}
+
+static void test_compact_checker() {
+    std::vector<int32_t> in;
+    course::generate(in, 100003, "uniform", 3);
+    auto ref = compact::reference(in, 50);
+    expect(compact::check(ref.data(), ref.size(), ref).ok, "compact checker passes the right answer");
+    std::vector<int32_t> empty;
+    expect(compact::check(nullptr, 0, empty).ok, "compact checker passes an empty answer");
+    expect(!compact::check(ref.data(), 1, empty).ok, "compact checker fails a count of 1 for nothing kept");
+    {
+        auto g = ref; std::swap(g[10], g[11]);
+        expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails a swapped pair (lost order)");
+    }
+    {
+        auto g = ref; std::reverse(g.begin(), g.end());
+        expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails the right multiset in the wrong order");
+    }
+    expect(!compact::check(ref.data(), ref.size() - 1, ref).ok, "compact checker fails count - 1");
+    {
+        auto g = ref; g.push_back(ref.back());
+        expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails count + 1");
+    }
+    {
+        auto g = ref; g[ref.size() / 2] = int32_t(0xABABABABu);
+        expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails a poisoned (unwritten) element");
+    }
+    {
+        auto g = ref; g.erase(g.begin() + 5); g.push_back(ref.back());   // one missing, the tail shifted
+        expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails a missing element");
+    }
+    {
+        auto r = compact::check(ref.data(), 0xABABABABull, ref);
+        expect(!r.ok && r.message.find("count") != std::string::npos, "compact checker names a poisoned count",
+               r.message);
+    }
+}
+
+// ---- expand ---------------------------------------------------------------------------------
+
+static void test_expand_generators() {
+    const size_t n = 1 << 20;
+    std::vector<int32_t> c;
+    bool ok = expand::generate_counts(c, n, "uniform", 5);
+    int32_t mx = 0; size_t zeros = 0; bool nonneg = true;
+    for (int32_t x : c) { mx = std::max(mx, x); zeros += x == 0; nonneg &= x >= 0; }
+    expect(ok && nonneg && mx == 8 && zeros > n / 12 && zeros < n / 6, "counts 'uniform' are 0..8",
+           "max " + std::to_string(mx) + " zeros " + std::to_string(zeros));
+
+    expand::generate_counts(c, n, "zeros", 5);
+    zeros = 0; mx = 0; nonneg = true;
+    for (int32_t x : c) { mx = std::max(mx, x); zeros += x == 0; nonneg &= x >= 0; }
+    expect(nonneg && zeros > n * 93 / 100 && zeros < n * 97 / 100 && mx <= 64, "counts 'zeros' are ~95% zeros, the rest <= 64");
+
+    expand::generate_counts(c, n, "powerlaw", 5);
+    zeros = 0; mx = 0; nonneg = true;
+    for (int32_t x : c) { mx = std::max(mx, x); zeros += x == 0; nonneg &= x >= 0; }
+    uint64_t total = expand::total_of(c);
+    expect(nonneg && zeros > n / 2 && mx > 1000 && uint64_t(mx) * 50 > total / 1000 && total < 8ull * n,
+           "counts 'powerlaw' have many zeros and a few huge counts",
+           "zeros " + std::to_string(zeros) + " max " + std::to_string(mx) + " total " + std::to_string(total));
+
+    expand::generate_counts(c, n, "one", 5);
+    size_t nonzero = 0;
+    for (int32_t x : c) nonzero += x != 0;
+    expect(nonzero == 1 && expand::total_of(c) == 4ull * n, "counts 'one': one item holds 4n");
+
+    std::vector<int32_t> a, b;
+    expand::generate_counts(a, 4097, "powerlaw", 9);
+    expand::generate_counts(b, 4097, "powerlaw", 9);
+    expect(a == b, "counts are reproducible from the seed");
+    expect(!expand::generate_counts(a, 10, "nope", 1), "an unknown count distribution is refused");
+    expand::generate_counts(a, 0, "one", 1);
+    expect(a.empty(), "counts 'one' with n = 0 is empty");
+}
+
+static void test_expand_reference_and_checker() {
+    std::vector<int32_t> c = {2, 0, 3, 0, 0, 1};
+    std::vector<int32_t> want = {0, 0, 2, 2, 2, 5};
+    expect(expand::reference(c) == want, "expand::reference of {2,0,3,0,0,1} is {0,0,2,2,2,5}");
+    bool ok = true;
+    for (auto& d : expand::dists())
+        for (size_t n : {0, 1, 2, 33, 1025, 50000}) {
+            expand::generate_counts(c, n, d, n + 1);
+            auto r = expand::reference(c);
+            ok &= expand::check(r.data(), r.size(), c).ok;
+        }
+    expect(ok, "expand checker passes the reference on every distribution");
+
+    expand::generate_counts(c, 20000, "uniform", 11);
+    auto r = expand::reference(c);
+    {
+        auto g = r; size_t i = 0;
+        while (g[i] == g[i + 1]) ++i;
+        std::swap(g[i], g[i + 1]);
+        expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails a swapped pair");
+    }
+    {
+        auto g = r; size_t i = 1;
+        while (g[i] == g[i - 1]) ++i;
+        g[i] = g[i - 1];   // the first output of an item handed to its predecessor (the tie pitfall)
+        expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails an off-by-one at a run boundary");
+    }
+    {
+        auto g = r; g[g.size() / 3] = int32_t(0xABABABABu);
+        expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails a poisoned (unwritten) output");
+    }
+    expect(!expand::check(r.data(), r.size() - 1, c).ok, "expand checker fails a short output");
+    {
+        auto g = r; g.push_back(g.back());
+        expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails a long output");
+    }
+}
+
+// The merge-path expansion of expand_02, run on the host with the header's own search and walk:
+// partition at every `tile` diagonals, each block's ends into a local array, each "thread" of
+// `per` steps searches its start and walks. Small tiles and odd `per` stress every boundary.
+template <bool kTie>
+static std::vector<int32_t> host_merge_path(const std::vector<int32_t>& counts, int tile, int per) {
+    size_t n = counts.size();
+    uint64_t total = expand::total_of(counts);
+    std::vector<uint32_t> off(n);
+    uint64_t run = 0;
+    for (size_t i = 0; i < n; ++i) { off[i] = uint32_t(run); run += uint64_t(counts[i]); }
+    std::vector<int32_t> out(total, int32_t(0xABABABABu));
+    if (n == 0 || total == 0) return out;
+    expand::GlobalEnds global{off.data(), n, size_t(total)};
+    uint64_t steps = n + total, blocks = (steps + tile - 1) / tile;
+    std::vector<uint64_t> sa(blocks + 1), sb(blocks + 1);
+    for (uint64_t p = 0; p <= blocks; ++p) {
+        uint64_t d = std::min<uint64_t>(p * tile, steps);
+        sa[p] = expand::merge_path_search<kTie>(0, global, total, n, d);
+        sb[p] = d - sa[p];
+    }
+    for (uint64_t p = 0; p < blocks; ++p) {
+        int na = int(sa[p + 1] - sa[p]), nb = int(sb[p + 1] - sb[p]);
+        std::vector<uint32_t> ends(std::max(nb, 1));
+        for (int k = 0; k < nb; ++k) ends[k] = global(sb[p] + k);
+        std::vector<int32_t> stage(std::max(na, 1), int32_t(0xABABABABu));
+        expand::LocalEnds local{ends.data()};
+        int len = na + nb;
+        for (int t = 0; t * per < len; ++t) {
+            int dt = t * per, st = std::min(per, len - dt);
+            int a = int(expand::merge_path_search<kTie>(sa[p], local, uint64_t(na), uint64_t(nb), uint64_t(dt)));
+            expand::merge_path_walk<kTie>(sa[p], local, na, nb, a, dt - a, st, stage.data(), sb[p]);
+        }
+        for (int k = 0; k < na; ++k) out[sa[p] + k] = stage[k];
+    }
+    return out;
+}
+
+static void test_merge_path_on_host() {
+    bool ok = true;
+    std::string why;
+    for (auto& d : expand::dists())
+        for (size_t n : {1, 2, 3, 31, 100, 1025, 20000})
+            for (auto tp : {std::pair<int, int>{7, 3}, {64, 16}, {4096, 16}, {5, 5}}) {
+                std::vector<int32_t> c;
+                expand::generate_counts(c, n, d, n * 7 + 3);
+                auto got = host_merge_path<false>(c, tp.first, tp.second);
+                auto r = expand::check(got.data(), got.size(), c);
+                if (!r.ok) { ok = false; why = d + " n=" + std::to_string(n) + " tile " + std::to_string(tp.first) + ": " + r.message; }
+            }
+    expect(ok, "merge-path search + walk (expand_02's functions) expand every distribution correctly", why);
+    std::vector<int32_t> c = {2, 0, 3, 0, 0, 1};
+    auto good = host_merge_path<false>(c, 4, 2);
+    auto bad = host_merge_path<true>(c, 4, 2);
+    expect(good == std::vector<int32_t>({0, 0, 2, 2, 2, 5}), "merge path with strict ties gives {0,0,2,2,2,5}");
+    expect(bad == std::vector<int32_t>({0, 0, 0, 2, 2, 2}) && !expand::check(bad.data(), bad.size(), c).ok,
+           "merge path with 'a <= end' (wrong/expand_merge_path_ties) is caught by the checker");
+    // The search itself on a tiny case: ends {2, 2, 5}; diagonal 3 = outputs 0, 1 and item end 0.
+    std::vector<uint32_t> off = {0, 2, 2};
+    expand::GlobalEnds g{off.data(), 3, 5};
+    expect(expand::merge_path_search<false>(0, g, 5, 3, 3) == 2 && expand::merge_path_search<false>(0, g, 5, 3, 4) == 2 &&
+           expand::merge_path_search<false>(0, g, 5, 3, 5) == 3 && expand::merge_path_search<false>(0, g, 5, 3, 8) == 5,
+           "merge_path_search finds the split on hand-checked diagonals");
+}
+
+int main() {
+    test_selectivity();
+    test_compact_reference();
+    test_compact_checker();
+    test_expand_generators();
+    test_expand_reference_and_checker();
+    test_merge_path_on_host();
+    std::printf("%d passed, %d failed\n", g_passed, g_failed);
+    return g_failed ? 1 : 0;
+}
