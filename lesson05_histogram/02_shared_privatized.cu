@@ -29,8 +29,9 @@ __global__ void shared_privatized(const T* in, size_t n, Binner binner, uint32_t
     // This block's share of the input: a contiguous chunk (so each counter sees one block's
     // samples and the merge happens once per block).
     const size_t per_block = (n + gridDim.x - 1) / gridDim.x;
-    const size_t begin = std::min(n, size_t(blockIdx.x) * per_block);
-    const size_t end = std::min(n, begin + per_block);
+    size_t begin = size_t(blockIdx.x) * per_block;
+    if (begin > n) begin = n;
+    const size_t end = n - begin < per_block ? n : begin + per_block;
     hist::block_count(in, begin, end, binner, s_bins);    // ends with a barrier: counts before merge
     hist::block_flush(s_bins, binner.count(), hist);
 }
