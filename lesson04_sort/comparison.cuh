@@ -1,0 +1,181 @@
+// lesson04_sort/comparison.cuh — the pieces the comparison sorts (01-05, 09) share.
+//
+//   compare_exchange            the one operation of every sorting network
+//   bitonic_pair / block_bitonic_sort / bitonic_global_step
+//                               the always-ascending bitonic network for ANY n (03, 04, 09)
+//   count_less / count_less_equal
+//                               the binary-search ranks of the simple merge (04)
+//   merge_path                  the diagonal split of a merge (05)
+//
+// Everything compares keys through sorting::key_less (lesson.cuh), i.e. through the ordered codes:
+// int32 by two's complement, float32 with -0.0 < +0.0 and NaNs after +inf. Sorting K directly and
+// comparing codes keeps every bit of every key: nothing is converted and converted back.
+//
+// The pure functions here are __host__ __device__ so tests/lesson04_merge_host.cu checks them on
+// the CPU against brute force (merge_path, the ranks, the bitonic network on non-powers of two).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "lesson.cuh"
+
+namespace sorting {
+namespace cmp {
+
+// ---- the network's one operation -------------------------------------------------------------
+
+// After the call a <= b. Swapping only when b < a (strictly) leaves equal keys in place.
+template <class K> __host__ __device__ __forceinline__ void compare_exchange(K& a, K& b) {
+    if (key_less(b, a)) { K t = a; a = b; b = t; }
+}
+
+__host__ __device__ inline size_t next_pow2(size_t n) {
+    size_t p = 1;
+    while (p < n) p <<= 1;
+    return p;
+}
+
+// ---- bitonic sort for any n ------------------------------------------------------------------
+//
+// The classic network alternates ascending and descending blocks. This one (sometimes called the
+// "always ascending" form) replaces the first step of each merge stage by a FLIP: with blocks of
+// size k, element i of the lower half is compared with its mirror k-1-i in the upper half; the
+// remaining steps are the usual half-cleaners (i with i + j, j = k/4 .. 1). Every compare-exchange
+// puts the smaller key at the LOWER index. That is what makes any n work:
+//
+//   Pad the input virtually to P = next power of two with +infinity. A compare-exchange (i, p),
+//   i < p, with p >= n would compare a real key with +infinity: the real key stays at i, the
+//   infinity stays at p. So positions >= n hold +infinity forever, and the step can be SKIPPED.
+//   Nothing is padded in memory and no key value is reserved as a sentinel.
+//
+// (In the alternating form the descending blocks move the infinities DOWN into the real range,
+// so skipping is wrong: wrong/bitonic_power_of_two.cu is that mistake.)
+//
+// Stage k (block size k = 2, 4, ..., P), step j (j = k/2 for the flip, then k/4, ..., 1):
+// pair number t (0 <= t < P/2) maps to its lower index i and partner p:
+__host__ __device__ __forceinline__ void bitonic_pair(size_t t, size_t k, size_t j, size_t& i, size_t& p) {
+    if (j == k / 2) {              // the flip: i in the lower half of its block, p its mirror
+        size_t block = t / j, r = t % j;
+        i = block * k + r;
+        p = block * k + (k - 1 - r);
+    } else {                       // half-cleaner: i has bit j clear, p = i + j
+        i = (t / j) * 2 * j + t % j;
+        p = i + j;
+    }
+}
+
+// One block sorts `count` <= BLOCK*ITEMS keys in shared memory (s has room for BLOCK*ITEMS).
+// `in` and `out` may be the same array (all keys are in shared memory before any is written).
+// Used as the tile sort of 03 and 04 and as the small-segment sort of 09. Not stable.
+template <int BLOCK, int ITEMS, class K>
+__device__ void block_bitonic_sort(const K* in, K* out, int count, K* s) {
+    for (int x = threadIdx.x; x < count; x += BLOCK) s[x] = in[x];
+    __syncthreads();
+    const int pow2 = int(next_pow2(size_t(count)));
+    for (int k = 2; k <= pow2; k *= 2) {
+        for (int j = k / 2; j >= 1; j /= 2) {
+            for (int t = threadIdx.x; t < pow2 / 2; t += BLOCK) {
+                size_t i, p;
+                bitonic_pair(size_t(t), size_t(k), size_t(j), i, p);
+                if (p < size_t(count)) compare_exchange(s[i], s[p]);   // p >= count: +inf, skip
+            }
+            __syncthreads();
+        }
+    }
+    for (int x = threadIdx.x; x < count; x += BLOCK) out[x] = s[x];
+}
+
+// The half-cleaners j = TILE/2 .. 1 of a stage k > TILE, on one tile in shared memory: every
+// pair (i, i + j) with j < TILE lies inside one aligned tile, so a block finishes the stage alone
+// with barriers instead of one launch per step. `data` is the whole array; the tile is blockIdx.x.
+template <int BLOCK, int ITEMS, class K>
+__device__ void block_bitonic_merge_tail(K* data, size_t n, K* s) {
+    constexpr int TILE = BLOCK * ITEMS;
+    const size_t base = size_t(blockIdx.x) * TILE;
+    const int count = int(n - base < size_t(TILE) ? n - base : size_t(TILE));
+    for (int x = threadIdx.x; x < count; x += BLOCK) s[x] = data[base + x];
+    __syncthreads();
+    for (int j = TILE / 2; j >= 1; j /= 2) {
+        for (int t = threadIdx.x; t < TILE / 2; t += BLOCK) {
+            int i = (t / j) * 2 * j + t % j;
+            if (i + j < count) compare_exchange(s[i], s[i + j]);
+        }
+        __syncthreads();
+    }
+    for (int x = threadIdx.x; x < count; x += BLOCK) data[base + x] = s[x];
+}
+
+// One global step (k, j) of the network, one thread per pair (grid-stride over P/2 pairs).
+template <class K>
+__global__ void bitonic_global_step(K* data, size_t n, size_t pairs, size_t k, size_t j) {
+    for (size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x; t < pairs; t += size_t(gridDim.x) * blockDim.x) {
+        size_t i, p;
+        bitonic_pair(t, k, j, i, p);
+        if (p < n) {
+            K a = data[i], b = data[p];
+            if (key_less(b, a)) { data[i] = b; data[p] = a; }   // write only when something moves
+        }
+    }
+}
+
+// The two tile kernels around those functions: sort each TILE-sized tile (03, 04), and finish a
+// stage k > TILE inside each tile (03).
+template <int BLOCK, int ITEMS, class K>
+__global__ void __launch_bounds__(BLOCK) bitonic_tile_sort_kernel(const K* in, K* out, size_t n) {
+    constexpr int TILE = BLOCK * ITEMS;
+    __shared__ K s[TILE];
+    const size_t base = size_t(blockIdx.x) * TILE;
+    const int count = int(n - base < size_t(TILE) ? n - base : size_t(TILE));
+    block_bitonic_sort<BLOCK, ITEMS>(in + base, out + base, count, s);
+}
+template <int BLOCK, int ITEMS, class K>
+__global__ void __launch_bounds__(BLOCK) bitonic_tile_merge_kernel(K* data, size_t n) {
+    __shared__ K s[BLOCK * ITEMS];
+    block_bitonic_merge_tail<BLOCK, ITEMS>(data, n, s);
+}
+
+// ---- ranks for the simple merge (04) ---------------------------------------------------------
+
+// Number of keys in sorted b[0, nb) strictly less than key (lower bound).
+template <class K> __host__ __device__ inline size_t count_less(const K* b, size_t nb, K key) {
+    size_t lo = 0, hi = nb;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_less(b[mid], key)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+// Number of keys in sorted a[0, na) less than or equal to key (upper bound).
+template <class K> __host__ __device__ inline size_t count_less_equal(const K* a, size_t na, K key) {
+    size_t lo = 0, hi = na;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (!key_less(key, a[mid])) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+// Stable merge by ranks: a[i] goes to i + count_less(b, a[i]); b[j] goes to j + count_less_equal(a, b[j]).
+// Ties: every a key equal to b[j] is counted before b[j], so equal keys keep a before b.
+
+// ---- merge path (05) -------------------------------------------------------------------------
+//
+// Merging sorted a[0, na) and b[0, nb) writes na + nb outputs. The first `diag` outputs consist of
+// some i keys of a and diag - i keys of b; merge_path returns that i. It is the smallest i with
+// b[diag-1-i] < a[i] (the i-th key of a is NOT among the first diag outputs because a smaller b key
+// is), found by binary search on the cross diagonal. Ties go to a (a[i] <= b[...] takes a first),
+// the same rule as the serial merge, so cutting the merge at any diagonals and merging the pieces
+// independently gives exactly the stable merge.
+// a and b are anything indexable (pointers, or 05's padded shared-memory views).
+template <class SeqA, class SeqB>
+__host__ __device__ inline size_t merge_path(const SeqA& a, size_t na, const SeqB& b, size_t nb, size_t diag) {
+    size_t lo = diag > nb ? diag - nb : 0;
+    size_t hi = diag < na ? diag : na;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_less(b[diag - 1 - mid], a[mid])) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+}  // namespace cmp
+}  // namespace sorting
