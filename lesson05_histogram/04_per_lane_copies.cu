@@ -22,13 +22,11 @@
 #include "lesson.cuh"
 #include "counting.cuh"
 
-constexpr size_t kCopiesBudget = 32 * 1024;
-
 void hist_bytes(const uint8_t* d_in, size_t n, uint32_t* d_hist) {
-    hist::launch_count<false>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, kCopiesBudget), d_hist);
+    hist::launch_count<false>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
 }
 void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
-    hist::launch_count<false>(d_in, n, b, hist::copies_log2(b.bins, kCopiesBudget), d_hist);
+    hist::launch_count<false>(d_in, n, b, hist::copies_log2(b.bins, hist::kCopiesBudget), d_hist);
 }
 
 int main(int argc, char** argv) {

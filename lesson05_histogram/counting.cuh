@@ -90,6 +90,10 @@ void launch_count(const T* d_in, size_t n, Binner binner, uint32_t log_r, uint32
     CUDA_CHECK_LAST();
 }
 
+// Shared memory per block that 04 and 05 spend on copies: 32 KB keeps 4 blocks of 512 threads on
+// an SM (H100: 228 KB), the full 2048 threads.
+constexpr size_t kCopiesBudget = 32 * 1024;
+
 // R for a bin count: the most copies (up to one per lane) that keep a block within `budget` bytes
 // of shared memory, at least one.
 inline uint32_t copies_log2(uint32_t bins, size_t budget) {

@@ -1,0 +1,117 @@
+// 06_large_bins — 4,096 to 65,536 bins and beyond: 16-bit shared counters with overflow flushing.
+//
+// Up to 12288 bins this is 05 (per-lane copies as far as 32 KB allows, run aggregation): 4096 bins
+// x 4 bytes fit in shared memory many times over, and CUB, which keeps per-block histograms in
+// global memory above 256 bins, turns every sample into a global atomic there.
+// Above 12288 bins 32-bit counters need more than 48 KB per block (65536 bins: 256 KB, more than
+// an SM has). So the counters shrink to 16 bits, two per 32-bit word (65536 bins: 128 KB, one
+// block of 1024 threads per SM), and a counter that reaches 2^15 hands 2^15 to the global bin:
+//   add c to bin b:   old = atomicAdd(&word[b/2], c << 16*(b%2))
+//                     if its 16 bits went from below 0x8000 to 0x8000 or more (a "crossing"):
+//                        atomicAdd(&word[b/2], -(0x8000 << 16*(b%2)));  atomicAdd(&global[b], 0x8000)
+// Why a counter can never pass 0xFFFF (which would carry into its neighbour): every thread works
+// in rounds of 4 vectors (16 keys) with a __syncthreads() after each round, so between a crossing
+// and its correction (issued by the same thread before the barrier) the block adds at most
+// 1024 x 16 = 16384 samples: the counter stays below 0x8000 + 16384 + 4. Only one thread sees a
+// given crossing (atomics are ordered), and after the correction the counter is below 0x8000 again.
+// The subtraction of 0x8000 from the high half adds 2^31 to the word: the carry leaves the word and
+// the low half is untouched; from the low half it adds 0xFFFF8000: the carry into the high half is
+// cancelled by the 0xFFFF added there. At the end each block adds what its counters hold.
+//   atomics:  n shared atomics (fewer with runs) + n / 32768 global ones at most from crossings +
+//             (blocks x non-zero bins) from the final flush (132 blocks x 65536 bins on an H100:
+//             ~8.6 M, small against 2^28 samples but not free at small n).
+//   barriers: one per 16 keys per thread (cheap: everyone is at the same pace anyway).
+// Not done here, and a good next step: thread-block clusters (sm_90) spreading 32-bit counters
+// over the shared memory of 2-4 blocks (distributed shared memory), no flushing needed.
+//
+// Limit: bins x 2 bytes of shared memory (H100: 116224 bins).
+//
+// Build alone:  nvcc -O3 -arch=native -o hist06 06_large_bins.cu
+// Run:          ./hist06 --type uint32 --bins 65536 --n 2^28          ./hist06 --test
+#include "lesson.cuh"
+#include "counting.cuh"
+
+constexpr int kBlock16 = 1024;
+constexpr int kVecs16 = 4;
+constexpr uint32_t kMax32BitBins = 48 * 1024 / 4;
+// The bound the proof above needs: what one round of a block can add stays below 2^15.
+static_assert(kBlock16 * kVecs16 * 4 + 8 < 0x8000, "a round could overflow a 16-bit counter");
+
+template <class Binner>
+struct Visit16 {
+    uint32_t* s;          // (bins + 1) / 2 words, two 16-bit counters each
+    uint32_t* hist;
+    Binner binner;
+    __device__ __forceinline__ void add(uint32_t bin, uint32_t c) {
+        const uint32_t shift = (bin & 1) * 16;
+        const uint32_t old = (atomicAdd(&s[bin >> 1], c << shift) >> shift) & 0xFFFFu;
+        if (old < 0x8000u && old + c >= 0x8000u) {          // this add crossed 2^15: hand it over
+            atomicAdd(&s[bin >> 1], 0u - (0x8000u << shift));
+            atomicAdd(&hist[bin], 0x8000u);
+        }
+    }
+    __device__ __forceinline__ void one(uint32_t x) {
+        uint32_t bin;
+        if (binner(x, bin)) add(bin, 1);
+    }
+    __device__ __forceinline__ void vec(const uint4& v) {   // runs of equal bins, as in 05
+        constexpr uint32_t kNone = 0xFFFFFFFFu;
+        uint32_t cur = kNone, run = 0;
+        hist::for_each_in_vector<uint32_t>(v, [&](uint32_t x) {
+            uint32_t bin;
+            if (!binner(x, bin)) bin = kNone;
+            if (bin == cur) { ++run; return; }
+            if (cur != kNone) add(cur, run);
+            cur = bin;
+            run = 1;
+        });
+        if (cur != kNone) add(cur, run);
+    }
+};
+
+template <class Binner>
+__global__ void __launch_bounds__(kBlock16)
+count16_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t* hist) {
+    extern __shared__ uint32_t s_words[];
+    const uint32_t nb = binner.count(), words = (nb + 1) / 2;
+    hist::block_zero(s_words, words);
+    Visit16<Binner> visit{s_words, hist, binner};
+    hist::for_each_vector<kVecs16, /*kSyncEachRound=*/true>(in, n, visit);
+    __syncthreads();
+    for (uint32_t w = threadIdx.x; w < words; w += blockDim.x) {
+        const uint32_t v = s_words[w];
+        if (v & 0xFFFFu) atomicAdd(&hist[2 * w], v & 0xFFFFu);
+        if ((v >> 16) && 2 * w + 1 < nb) atomicAdd(&hist[2 * w + 1], v >> 16);
+    }
+}
+
+void hist_bytes(const uint8_t* d_in, size_t n, uint32_t* d_hist) {
+    hist::launch_count<true>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
+}
+
+void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
+    if (b.bins <= kMax32BitBins) {
+        hist::launch_count<true>(d_in, n, b, hist::copies_log2(b.bins, hist::kCopiesBudget), d_hist);
+        return;
+    }
+    CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
+    if (n == 0) return;
+    auto kernel = count16_kernel<hist::EvenBins>;
+    const size_t smem = sizeof(uint32_t) * ((size_t(b.bins) + 1) / 2);
+    hist::allow_smem(kernel, smem);
+    const unsigned grid = hist::grid_for_gpu(kernel, kBlock16, smem, n, size_t(kBlock16) * kVecs16 * 4);
+    kernel<<<grid, kBlock16, smem>>>(d_in, n, b, d_hist);
+    CUDA_CHECK_LAST();
+}
+
+uint32_t max_bins_here() {
+    return uint32_t(std::min<size_t>(hist::kMaxBins, std::max<size_t>(hist::smem_optin() / 2, kMax32BitBins)));
+}
+
+int main(int argc, char** argv) {
+    hist::Support s;
+    s.bytes = hist_bytes;
+    s.keys = hist_keys;
+    s.device_max_bins = max_bins_here;
+    return hist::run_lesson(argc, argv, "06_large_bins", s);
+}
