@@ -43,10 +43,10 @@ struct Visit16 {
     uint32_t* hist;
     Binner binner;
     __device__ __forceinline__ void add(uint32_t bin, uint32_t c) {
-        const uint32_t shift = (bin & 1) * 16;
-        const uint32_t old = (atomicAdd(&s[bin >> 1], c << shift) >> shift) & 0xFFFFu;
-        if (old < 0x8000u && old + c >= 0x8000u) {          // this add crossed 2^15: hand it over
-            atomicAdd(&s[bin >> 1], 0u - (0x8000u << shift));
+        const uint32_t shift = hist::half_shift(bin);
+        const uint32_t old = atomicAdd(&s[bin >> 1], c << shift);
+        if (hist::crosses_half(old, shift, c)) {             // this add crossed 2^15: hand it over
+            atomicAdd(&s[bin >> 1], hist::half_takeback(shift));
             atomicAdd(&hist[bin], 0x8000u);
         }
     }
