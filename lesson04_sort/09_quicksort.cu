@@ -207,14 +207,19 @@ split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d)
     }
 }
 
+// Device launches waiting to run: the default buffer (2048) is too small for the ~2n/4096 launches
+// of a 2^24 sort. Set once per process, before the first device launch (one flag for every K).
+inline void configure_device_runtime() {
+    static bool configured = false;
+    if (configured) return;
+    CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 1 << 15));
+    configured = true;
+}
+
 template <class K>
 void quicksort(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
-    static bool configured = false;
-    if (!configured) {   // device launches waiting to run: the default (2048) is too few at 2^24
-        CUDA_CHECK(cudaDeviceSetLimit(cudaLimitDevRuntimePendingLaunchCount, 1 << 15));
-        configured = true;
-    }
+    configure_device_runtime();
     if (n <= size_t(kLeaf)) {
         leaf_sort<K><<<1, kLeafBlock>>>(d_in, d_out, int(n));
         CUDA_CHECK_LAST();
