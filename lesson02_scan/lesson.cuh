@@ -8,7 +8,9 @@
 //   float32 (versions that offer it) is checked against a double-precision reference.
 //   n from 0 up to what fits in GPU memory; indices are 64-bit.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -167,12 +169,21 @@ private:
 struct Limits {
     uint64_t max_n = course::kMaxCount;   // single-block versions state theirs
     const char* why = "";                 // e.g. "one block of 1024 threads"
+    uint64_t tile = 4096;                 // the version's tile: the battery tests tile-1, tile, tile+1
+};
+
+// A version's own command-line options (e.g. 03's --padding): `configure` sees the parsed options
+// before the GPU is touched; it keeps what it needs and throws course::UsageError (exit 2) for a
+// bad value.
+struct Extras {
+    std::vector<course::ExtraOption> options;
+    std::function<void(const course::Options&)> configure;
 };
 
 // The lesson parameter `param` encodes the scan kind in --test/--sweep cases: 0 inclusive,
 // 1 exclusive (in CSV rows it appears as "exclusive=0/1").
 inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32_t> int_fn,
-                      Launcher<float> float_fn = nullptr, Limits limits = {}) {
+                      Launcher<float> float_fn = nullptr, Limits limits = {}, Extras extras = {}) {
     course::LessonDef def;
     def.lesson = "02_scan";
     def.version = version;
@@ -184,15 +195,22 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32
     def.cli.param_default = 0;
     def.cli.param_max = 1;
     def.cli.n_default = std::min<uint64_t>(uint64_t(1) << 24, limits.max_n);
+    def.cli.extras = extras.options;
+    if (extras.configure) def.validate = extras.configure;
     def.beyond_limit = [limits](const course::Case& c) -> std::string {
         if (c.n <= limits.max_n) return "";
         return "n=" + std::to_string(c.n) + " is beyond this version's limit of " +
                std::to_string(limits.max_n) + " (" + limits.why + ")";
     };
-    def.battery = [float_fn](const course::Options& o) {
+    def.battery = [float_fn, limits](const course::Options& o) {
         std::vector<course::Case> cases;
-        const uint64_t tile = 4096;   // a typical tile; versions with other tiles still see +-1 cases
-        for (uint64_t n : course::battery_sizes(tile, o.quick)) {
+        std::vector<uint64_t> sizes = course::battery_sizes(limits.tile, o.quick);
+        if (limits.max_n < course::kMaxCount) {   // a single-block version: its edge, and one past it
+            for (uint64_t e : {limits.max_n - 1, limits.max_n, limits.max_n + 1}) sizes.push_back(e);
+            std::sort(sizes.begin(), sizes.end());
+            sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+        }
+        for (uint64_t n : sizes) {
             bool large = n >= (uint64_t(1) << 24);
             std::vector<std::string> shapes = large ? std::vector<std::string>{"uniform", "intmax"}
                                                     : std::vector<std::string>{"uniform", "equal", "sorted", "alternating", "intmax"};

@@ -14,6 +14,7 @@
 #include "../common/device.cuh"
 #include "lookback.cuh"
 #include "primitives.cuh"
+#include "tile.cuh"
 
 namespace scan {
 
@@ -24,70 +25,54 @@ constexpr int kScanVecs = 4;            // 16-byte vectors per thread
 constexpr int kScanItems = 4 * kScanVecs;
 constexpr int kScanTile = kScanBlock * kScanItems;   // 4096 elements per tile
 
-template <class T> struct Vec4;
-template <> struct Vec4<uint32_t> { using type = uint4; };
-template <> struct Vec4<float> { using type = float4; };
+// How a tile learns the sum of all tiles before it. Called by warp 0 of the block only, for
+// tile > 0, after the tile published its AGGREGATE; returns the exclusive prefix to every lane.
+// (exercises/lookback_loop.cu plugs in its own version of this.)
+struct DecoupledLookback {
+    template <class T>
+    __device__ static T prefix(unsigned long long* status, unsigned tile) {
+        return lookback::warp_lookback<T>(status, tile);
+    }
+};
 
 // T is uint32_t (int32 scans run as uint32 so that overflow wraps, as the semantics require) or float.
-template <class T, bool kAligned>
+template <class T, bool kAligned, class Lookback>
 __global__ void __launch_bounds__(kScanBlock)
 lookback_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool exclusive,
                      lookback::State st) {
-    using V = typename Vec4<T>::type;
     __shared__ unsigned s_tile;
-    __shared__ T s_warp_totals[kScanBlock / 32];
+    __shared__ T s_warp_prefix[kScanBlock / 32];
     __shared__ T s_tile_prefix;
 
+    // Tile numbers in the order blocks start (not blockIdx): a tile only ever waits for tiles whose
+    // blocks are already running, so the look-back cannot deadlock.
     const unsigned tile = lookback::next_tile(st, &s_tile);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    // A warp owns 32 * 16 consecutive elements; vector j of lane l is elements
-    // warp_base + 4 * (32 * j + l) .. +3, so each of the 4 loads is contiguous across the warp.
-    const size_t warp_base = size_t(tile) * kScanTile + size_t(warp) * 32 * kScanItems;
-    const bool full = warp_base + 32 * kScanItems <= n;
+    const size_t warp_base = size_t(tile) * kScanTile + size_t(warp) * tile::warp_items<kScanVecs>();
 
     T x[kScanVecs][4];
-#pragma unroll
-    for (int j = 0; j < kScanVecs; ++j) {
-        size_t e = warp_base + 4 * (32 * size_t(j) + lane);
-        if (kAligned && full) {
-            V v = reinterpret_cast<const V*>(in)[e / 4];
-            x[j][0] = v.x; x[j][1] = v.y; x[j][2] = v.z; x[j][3] = v.w;
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; ++k) x[j][k] = e + k < n ? in[e + k] : T(0);
-        }
-    }
-
-    // Per vector: its total; per warp: an exclusive scan of the vector totals in the order
-    // (row j, lane); the carry from row j-1 to row j is the whole warp's total of row j-1.
+    tile::load<T, kScanVecs, kAligned>(in, n, warp_base, x);
     T vec_prefix[kScanVecs];
-    T warp_total = T(0);
-#pragma unroll
-    for (int j = 0; j < kScanVecs; ++j) {
-        T t = x[j][0] + x[j][1] + x[j][2] + x[j][3];
-        T incl = warp_inclusive_scan(t);
-        T below = __shfl_up_sync(kFullMask, incl, 1);   // not incl - t: floats would cancel badly
-        vec_prefix[j] = warp_total + (lane == 0 ? T(0) : below);
-        warp_total = warp_total + __shfl_sync(kFullMask, incl, 31);
-    }
+    const T warp_total = tile::warp_scan(x, vec_prefix);
 
-    // Block level: exclusive scan of the warp totals.
-    if (lane == 0) s_warp_totals[warp] = warp_total;
+    // Block level: exclusive scan of the 8 warp totals, by warp 0.
+    if (lane == 0) s_warp_prefix[warp] = warp_total;
     __syncthreads();
     if (warp == 0) {
-        T w = lane < kScanBlock / 32 ? s_warp_totals[lane] : T(0);
+        T w = lane < kScanBlock / 32 ? s_warp_prefix[lane] : T(0);
         T w_incl = warp_inclusive_scan(w);
         T block_total = __shfl_sync(kFullMask, w_incl, kScanBlock / 32 - 1);
         T below = __shfl_up_sync(kFullMask, w_incl, 1);
-        if (lane < kScanBlock / 32) s_warp_totals[lane] = lane == 0 ? T(0) : below;
+        if (lane < kScanBlock / 32) s_warp_prefix[lane] = lane == 0 ? T(0) : below;
 
-        // Tile level: publish our aggregate at once, then look back for everything before us.
+        // Tile level: publish our aggregate at once (so later tiles need not wait for our
+        // look-back), then look back for everything before us, then publish our inclusive prefix.
         T tile_prefix = T(0);
         if (tile == 0) {
             if (lane == 0) lookback::publish(st.status, lookback::kPrefix, lookback::to_bits(block_total));
         } else {
             if (lane == 0) lookback::publish(st.status + tile, lookback::kAggregate, lookback::to_bits(block_total));
-            tile_prefix = lookback::warp_lookback<T>(st.status, tile);
+            tile_prefix = Lookback::template prefix<T>(st.status, tile);
             if (lane == 0)
                 lookback::publish(st.status + tile, lookback::kPrefix, lookback::to_bits(tile_prefix + block_total));
         }
@@ -95,38 +80,21 @@ lookback_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bo
     }
     __syncthreads();
 
-    const T base = s_tile_prefix + s_warp_totals[warp];
-#pragma unroll
-    for (int j = 0; j < kScanVecs; ++j) {
-        T run = base + vec_prefix[j];
-        T y[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) {
-            T next = run + x[j][k];
-            y[k] = exclusive ? run : next;
-            run = next;
-        }
-        size_t e = warp_base + 4 * (32 * size_t(j) + lane);
-        if (kAligned && full) {
-            V v; v.x = y[0]; v.y = y[1]; v.z = y[2]; v.w = y[3];
-            reinterpret_cast<V*>(out)[e / 4] = v;
-        } else {
-#pragma unroll
-            for (int k = 0; k < 4; ++k) if (e + k < n) out[e + k] = y[k];
-        }
-    }
+    tile::store<T, kScanVecs, kAligned>(out, n, warp_base, x, vec_prefix, s_tile_prefix + s_warp_prefix[warp],
+                                        exclusive);
 }
 
-template <class T>
+template <class T, class Lookback = DecoupledLookback>
 void launch_lookback_scan(const T* in, T* out, size_t n, Kind kind, int scratch_slot, cudaStream_t stream) {
     if (n == 0) return;
     size_t tiles = (n + kScanTile - 1) / kScanTile;
     unsigned grid = course::blocks_for(n, kScanTile);
     lookback::State st = lookback::prepare(scratch_slot, tiles, stream);
-    bool aligned = reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
     bool excl = kind == Kind::exclusive;
-    if (aligned) lookback_scan_kernel<T, true><<<grid, kScanBlock, 0, stream>>>(in, out, n, excl, st);
-    else lookback_scan_kernel<T, false><<<grid, kScanBlock, 0, stream>>>(in, out, n, excl, st);
+    if (tile::aligned16(in, out))
+        lookback_scan_kernel<T, true, Lookback><<<grid, kScanBlock, 0, stream>>>(in, out, n, excl, st);
+    else
+        lookback_scan_kernel<T, false, Lookback><<<grid, kScanBlock, 0, stream>>>(in, out, n, excl, st);
     CUDA_CHECK_LAST();
 }
 
