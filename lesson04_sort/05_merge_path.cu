@@ -8,17 +8,19 @@
 //     keys come from run A and how many from run B). Lecture 001's "a few huge merges" regime:
 //     the splitters cut even the last merge (two runs of n/2) into n/4096 equal pieces, so every
 //     SM has the same work on the last, largest passes.
-//   * each block loads its A piece and B piece with coalesced loads into shared memory, every
+//   * each merge block loads its A piece and B piece with coalesced loads into shared memory, every
 //     thread finds its own 16-output diagonal there (a search in shared memory, 12 steps) and
 //     merges 16 keys serially into registers; the block then writes its 4096 outputs coalesced.
 //   * the tile sort is now STABLE: 16 keys per thread sorted in registers by odd-even
-//     transposition (swaps only strictly out-of-order neighbours), then 8 rounds of merge-path
+//     transposition (swaps only strictly out-of-order neighbours), then 8-9 rounds of merge-path
 //     merges in shared memory (ties to the left run). With the stable global merges, the whole
 //     sort is stable: pairs keep equal keys in input order.
-// Cost model (n = 2^28 uint32, 4096-key tiles):
-//   passes:  1 tile sort + log2(n/4096) = 16 merge passes, each reading and writing every key
-//            once (plus pairs: every value): 17 x 2 x 1 GiB = 34 GiB for keys, ~ 12-13 copies of
-//            the data. The partition kernel reads 2 x 12..28 keys per tile: < 0.1% extra.
+// Cost model (n = 2^28 uint32):
+//   passes:  1 tile sort (8192 uint32 keys per block; 4096 for pairs and uint64) + log2(n/8192)
+//            = 15 merge passes, each reading and writing every key once (pairs: every value too):
+//            16 x 2 x 1 GiB = 32 GiB for keys, 16 copies' worth. CUB's merge sort (256 x 17 =
+//            4352-key tiles) makes 16 merge passes, and 00_cub_merge copies the input first.
+//            The partition kernel reads 2 x 13..28 keys per 4096-key tile: < 0.1% extra.
 //   launches: 2 per pass (partition, merge).
 //   compares: log2(n) per key, as any merge sort; none wasted on padding.
 // What limits it: the pass count (radix sort moves keys 4 times for 32-bit keys, merge sort
@@ -35,8 +37,11 @@
 
 constexpr int kBlock = 256;
 constexpr int kItems = 16;
-constexpr int kTile = kBlock * kItems;     // 4096: tile-sort size and merge output per block
+constexpr int kTile = kBlock * kItems;     // 4096: merge outputs per block
 constexpr int kPadded = kTile + kTile / 32;
+// The tile sort uses as many threads as 48 KB of static shared memory allows: 512 threads (8192
+// keys) for 4-byte keys, 256 (4096) for uint64 keys or pairs. One pass fewer for uint32 keys.
+template <class K, bool kPairs> constexpr int sort_block() { return sizeof(K) + (kPairs ? 4 : 0) == 4 ? 512 : 256; }
 
 // Shared-memory index with one pad word per 32: thread t's 16 consecutive keys (t * 16 + i) fall
 // in 32 different banks across a warp instead of 2.
@@ -75,25 +80,26 @@ __device__ __forceinline__ void serial_merge(const K* sk, const uint32_t* sv, in
 
 // ---- the stable tile sort ------------------------------------------------------------------
 
-template <class K, bool kPairs>
-__global__ void __launch_bounds__(kBlock)
+template <int BLOCK, class K, bool kPairs>
+__global__ void __launch_bounds__(BLOCK)
 tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __restrict__ kout,
           uint32_t* __restrict__ vout, size_t n) {
     // the codes as the type atomicMax knows (uint64_t is unsigned long on Linux)
     using U = std::conditional_t<sizeof(K) == 8, unsigned long long, unsigned int>;
-    __shared__ K sk[kPadded];
-    __shared__ uint32_t sv[kPairs ? kPadded : 1];
+    constexpr int TILE = BLOCK * kItems, PADDED = TILE + TILE / 32;
+    __shared__ K sk[PADDED];
+    __shared__ uint32_t sv[kPairs ? PADDED : 1];
     __shared__ U s_max;
     const int tid = threadIdx.x;
-    const size_t base = size_t(blockIdx.x) * kTile;
-    const int count = int(n - base < size_t(kTile) ? n - base : size_t(kTile));
+    const size_t base = size_t(blockIdx.x) * TILE;
+    const int count = int(n - base < size_t(TILE) ? n - base : size_t(TILE));
 
     K pad_key = K();
-    if (count < kTile) {                     // only the last block: pad with its largest key
+    if (count < TILE) {                      // only the last block: pad with its largest key
         if (tid == 0) s_max = 0;
         __syncthreads();
         U m = 0;
-        for (int x = tid; x < count; x += kBlock) {
+        for (int x = tid; x < count; x += BLOCK) {
             U c = sorting::Ordered<K>::to(kin[base + x]);
             m = c > m ? c : m;
         }
@@ -101,7 +107,7 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         __syncthreads();
         pad_key = sorting::Ordered<K>::from(typename sorting::Ordered<K>::U(s_max));
     }
-    for (int x = tid; x < kTile; x += kBlock) {   // coalesced loads
+    for (int x = tid; x < TILE; x += BLOCK) {     // coalesced loads
         sk[pad(x)] = x < count ? kin[base + x] : pad_key;
         if constexpr (kPairs) sv[pad(x)] = x < count ? vin[base + x] : 0u;
     }
@@ -125,8 +131,8 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
             }
         }
     }
-    // Runs of 16 -> 32 -> ... -> 4096, each round a merge-path merge in shared memory.
-    for (int run = kItems; run < kTile; run *= 2) {
+    // Runs of 16 -> 32 -> ... -> TILE, each round a merge-path merge in shared memory.
+    for (int run = kItems; run < TILE; run *= 2) {
         __syncthreads();                                     // everyone has read the last round
 #pragma unroll
         for (int i = 0; i < kItems; ++i) {
@@ -148,7 +154,7 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         if constexpr (kPairs) sv[pad(tid * kItems + i)] = vals[i];
     }
     __syncthreads();
-    for (int x = tid; x < count; x += kBlock) {   // coalesced stores; the padding is dropped
+    for (int x = tid; x < count; x += BLOCK) {    // coalesced stores; the padding is dropped
         kout[base + x] = sk[pad(x)];
         if constexpr (kPairs) vout[base + x] = sv[pad(x)];
     }
@@ -224,8 +230,9 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
 template <class K, bool kPairs>
 void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout, size_t n) {
     if (n == 0) return;
+    constexpr int kSortBlock = sort_block<K, kPairs>(), kSortTile = kSortBlock * kItems;
     int passes = 0;
-    for (size_t w = kTile; w < n; w *= 2) ++passes;
+    for (size_t w = kSortTile; w < n; w *= 2) ++passes;
     const size_t tiles = (n + kTile - 1) / kTile;
     K* ktmp = passes ? course::scratch_as<K>(0, n) : kout;
     uint32_t* vtmp = kPairs && passes ? course::scratch_as<uint32_t>(1, n) : vout;
@@ -235,9 +242,9 @@ void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout,
     K* kb = passes % 2 ? kout : ktmp;
     uint32_t* va = passes % 2 ? vtmp : vout;
     uint32_t* vb = passes % 2 ? vout : vtmp;
-    tile_sort<K, kPairs><<<course::blocks_for(n, kTile), kBlock>>>(kin, vin, ka, va, n);
+    tile_sort<kSortBlock, K, kPairs><<<course::blocks_for(n, kSortTile), kSortBlock>>>(kin, vin, ka, va, n);
     CUDA_CHECK_LAST();
-    for (size_t w = kTile; w < n; w *= 2) {
+    for (size_t w = kSortTile; w < n; w *= 2) {
         partition_tiles<K><<<course::blocks_for(tiles, 256), 256>>>(ka, n, w, tiles, splits);
         CUDA_CHECK_LAST();
         merge_tiles<K, kPairs><<<course::blocks_for(n, kTile), kBlock>>>(ka, va, kb, vb, n, w, splits);
