@@ -423,6 +423,15 @@ __host__ __device__ inline uint64_t merge_path_search(uint64_t a_base, Ends ends
     return lo;
 }
 
+// The search as a functor, so the kernels can be given another one (exercises/expand_merge_path_search.cu).
+template <bool kTieToOutput>
+struct MergePathSearch {
+    template <class Ends>
+    __host__ __device__ uint64_t operator()(uint64_t a_base, Ends ends, uint64_t na, uint64_t nb, uint64_t d) const {
+        return merge_path_search<kTieToOutput>(a_base, ends, na, nb, d);
+    }
+};
+
 // `steps` steps along the path from (a, b): an output taken while at item b belongs to item b
 // (stage[a] = item_base + b); an item end taken moves on to the next item. The caller guarantees
 // a + b + steps <= na + nb, so exactly one of the two is always available.
@@ -439,13 +448,13 @@ __host__ __device__ inline void merge_path_walk(uint64_t a_base, Ends ends, int 
 
 // Pass 1: one thread per block boundary finds where the block's piece of the path starts. Done in
 // its own kernel so the ~log2(n) dependent global loads of all the searches overlap.
-template <bool kTieToOutput>
+template <bool kTieToOutput, class Search>
 __global__ void merge_path_partition(const uint32_t* off, size_t n, size_t total, size_t parts, uint2* starts) {
     size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p > parts) return;
     uint64_t end = uint64_t(n) + total, d = uint64_t(p) * kMpTile;
     if (d > end) d = end;
-    uint64_t a = merge_path_search<kTieToOutput>(0, GlobalEnds{off, n, total}, total, n, d);
+    uint64_t a = Search{}(0, GlobalEnds{off, n, total}, total, n, d);
     starts[p] = make_uint2(uint32_t(a), uint32_t(d - a));
 }
 
@@ -453,7 +462,7 @@ __global__ void merge_path_partition(const uint32_t* off, size_t n, size_t total
 // memory (at most kMpTile of them), each thread finds its own start by a merge-path search there,
 // walks kMpItems steps writing item numbers into a shared staging buffer, and the block then writes
 // the staged outputs to global memory in order: consecutive threads, consecutive addresses.
-template <bool kTieToOutput>
+template <bool kTieToOutput, class Search>
 __global__ void __launch_bounds__(kMpThreads)
 merge_path_expand(const uint32_t* __restrict__ off, size_t n, size_t total, const uint2* __restrict__ starts,
                   int32_t* __restrict__ out) {
@@ -471,7 +480,7 @@ merge_path_expand(const uint32_t* __restrict__ off, size_t n, size_t total, cons
     const int dt = min(int(threadIdx.x) * kMpItems, len);
     const int steps = min(kMpItems, len - dt);
     const LocalEnds local{s_end};
-    int a = int(merge_path_search<kTieToOutput>(a0, local, uint64_t(na), uint64_t(nb), uint64_t(dt)));
+    int a = int(Search{}(a0, local, uint64_t(na), uint64_t(nb), uint64_t(dt)));
     merge_path_walk<kTieToOutput>(a0, local, na, nb, a, dt - a, steps, s_out, b0);
     __syncthreads();
     for (int k = threadIdx.x; k < na; k += kMpThreads) out[a0 + k] = s_out[k];
@@ -479,7 +488,7 @@ merge_path_expand(const uint32_t* __restrict__ off, size_t n, size_t total, cons
 
 // Exclusive scan of the counts (lesson02's single-pass scan), partition, expand: three launches.
 // Scratch: slot 0 the offsets (4n bytes), slot 1 the block starts; the scan uses its own slot 7.
-template <bool kTieToOutput>
+template <bool kTieToOutput, class Search = MergePathSearch<kTieToOutput>>
 void launch_merge_path(const int32_t* d_counts, size_t n, int32_t* d_out, size_t total) {
     if (n == 0 || total == 0) return;
     uint32_t* off = course::scratch_as<uint32_t>(0, n);
@@ -487,9 +496,9 @@ void launch_merge_path(const int32_t* d_counts, size_t n, int32_t* d_out, size_t
     size_t steps = n + total;
     unsigned blocks = course::blocks_for(steps, kMpTile);
     uint2* starts = course::scratch_as<uint2>(1, size_t(blocks) + 1);
-    merge_path_partition<kTieToOutput><<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(off, n, total, blocks, starts);
+    merge_path_partition<kTieToOutput, Search><<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(off, n, total, blocks, starts);
     CUDA_CHECK_LAST();
-    merge_path_expand<kTieToOutput><<<blocks, kMpThreads>>>(off, n, total, starts, d_out);
+    merge_path_expand<kTieToOutput, Search><<<blocks, kMpThreads>>>(off, n, total, starts, d_out);
     CUDA_CHECK_LAST();
 }
 

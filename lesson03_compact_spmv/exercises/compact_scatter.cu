@@ -1,0 +1,49 @@
+// exercises/compact_scatter — write the scatter step of the three-kernel compaction.
+//
+// The flags (1 = keep) and their exclusive scan (each element's address among the kept ones) are
+// computed for you. Your part, in scatter_kernel below:
+//   1. if element i is kept, write it to out[offsets[i]];
+//   2. the thread of the LAST element writes the number of kept elements to *count
+//      (hint: what does an exclusive scan leave out at the end?).
+// Until then the output is left unwritten and the battery fails (exit 1).
+// Check it:  make grade     (or: ./compact_scatter --test --quick, expect 'N passed, 0 failed')
+// Solution:  ../compact_01_three_kernels.cu
+// Think about: why is the output in input order? What would break with an inclusive scan?
+#include "../compact.cuh"
+
+constexpr int kBlock = 256;
+
+__global__ void flag_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ flags, size_t n, uint32_t pct) {
+    size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;
+    if (i < n) flags[i] = compact::keep(in[i], pct) ? 1u : 0u;
+}
+
+__global__ void scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ flags,
+                               const uint32_t* __restrict__ offsets, int32_t* __restrict__ out,
+                               uint32_t* __restrict__ count, size_t n) {
+    size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;
+    if (i >= n) return;
+    // TODO: scatter element i if it is kept, and write *count from the last element's thread.
+    (void)in; (void)flags; (void)offsets; (void)out; (void)count;
+}
+
+void compact_scatter(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t n, uint32_t pct) {
+    if (n == 0) {
+        CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(uint32_t)));
+        return;
+    }
+    uint32_t* flags = course::scratch_as<uint32_t>(0, n);
+    uint32_t* offsets = course::scratch_as<uint32_t>(1, n);
+    unsigned grid = course::blocks_for(n, kBlock);
+    flag_kernel<<<grid, kBlock>>>(d_in, flags, n, pct);
+    CUDA_CHECK_LAST();
+    scan::device_scan(flags, offsets, n, scan::Kind::exclusive);
+    scatter_kernel<<<grid, kBlock>>>(d_in, flags, offsets, d_out, d_count, n);
+    CUDA_CHECK_LAST();
+}
+
+int main(int argc, char** argv) {
+    compact::Limits lim;
+    lim.scratch_bytes_per_item = 8;
+    return compact::run_lesson(argc, argv, "compact_scatter", compact_scatter, lim);
+}
