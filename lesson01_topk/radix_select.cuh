@@ -1,0 +1,386 @@
+// lesson01_topk/radix_select.cuh — the lesson's best top-k: radix select from the most significant
+// bits (after AIR Top-K, Zhang et al., SC'23), all on the device, no host round trips.
+// 05_radix_select.cu is its program; exercises/choose_bucket.cu cuts out find_bucket().
+//
+// The k-th largest key is found digit by digit, 11 + 11 + 10 bits from the top:
+//   K0   histogram of digit 0 (the top 11 bits) over the input;
+//   C0   (the last block of K0) the bucket b0 that holds the k-th key: the buckets above b0 hold
+//        fewer than k keys, with b0 at least k. Those above are in the answer for sure.
+//   K1   filter + histogram, fused: an element whose digit 0 is > b0 is written to the output at
+//        once; == b0 is a candidate: its digit 1 is counted (and, when the candidates are few, it
+//        is copied to a candidate buffer so the next pass reads only them); < b0 is dropped.
+//   C1, K2, C2   the same for digit 1 and digit 2;
+//   K3   the last filter: > the k-th key: output; == the k-th key: ties, k_rem of them.
+// Early stops (set by C, read by the next K): the candidates number exactly k_rem (take them all,
+// stop); the candidates are all one key (min == max: only ties are left; each block stops as soon as
+// k_rem ties are taken, so an all-equal input reads only a few tiles in K1).
+// Large inputs first sample 1/32 of the tiles to guess a bucket safely below the k-th key; K0 then
+// also copies the elements at or above that bucket to a buffer, and when the guess holds (it is
+// checked against K0's exact histogram) K1 reads that buffer instead of the input: one full read
+// of the input instead of two.
+// The k results come out unordered (atomic positions); one block sorts them (k <= 4096) or CUB's
+// radix sort does (larger k).
+#pragma once
+#include <cmath>
+#include <cub/device/device_radix_sort.cuh>
+
+#include "../lesson02_scan/primitives.cuh"
+#include "bitonic.cuh"
+#include "lesson.cuh"
+
+namespace topk {
+namespace radix {
+
+constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems;   // 4096 elements per tile
+constexpr int kBins = 2048;                                          // 11-bit digits
+constexpr int kSampleStride = 32;                                    // sample every 32nd tile
+constexpr size_t kSampleMinN = size_t(1) << 22;
+
+__host__ __device__ constexpr int digit_shift(int level) { return level == 0 ? 21 : level == 1 ? 10 : 0; }
+__host__ __device__ constexpr int digit_bins(int level) { return level == 2 ? 1024 : 2048; }
+__device__ __forceinline__ uint32_t digit_of(uint32_t key, int level) {
+    return (key >> digit_shift(level)) & uint32_t(digit_bins(level) - 1);
+}
+
+// What the next pass does with the candidates (those whose top digits equal the k-th key's so far).
+enum Mode : uint32_t {
+    kContinue = 0,   // count their next digit
+    kTakeAll = 1,    // they number exactly k_rem: all are in the answer
+    kTies = 2,       // the k-th key is known: > it is output, == it are ties (k_rem of them)
+    kTiesOnly = 3,   // all candidates are the k-th key and nothing above is left: ties only
+    kFinished = 4,
+};
+
+// Device state: zeroed by one cudaMemsetAsync per call (so "k_rem" is kept as k - above).
+struct State {
+    uint32_t hist[3][kBins];
+    uint32_t sample_hist[kBins];
+    uint32_t prefix[3], mask[3], bucket[3];
+    uint32_t above;           // answer elements known above the k-th key's bucket so far
+    uint32_t mode;            // for the next pass
+    uint32_t src, src_count;  // next pass reads: 0 the input, 1 + b candidate buffer b (src_count of them)
+    uint32_t write_buf;       // the next pass copies its candidates to its buffer
+    uint32_t buf_count[3];
+    uint32_t est_bucket, est_ok;
+    uint32_t out_count, tie_count;
+    uint32_t not_min[3], max[3];   // over the keys counted in pass L (atomicMax of ~key and of key)
+    uint32_t done_blocks[5];
+};
+
+// ---- choosing the bucket (exercise 3) -------------------------------------------------------------
+// Finds the bucket b of the k-th largest: above = hist[bins-1] + ... + hist[b+1] < target and
+// above + hist[b] >= target. Every thread of the block (kBlock) calls it; the result is returned to
+// all. found = false when the histogram holds fewer than `target` keys.
+struct Choice { uint32_t bucket, above, count; bool found; };
+
+struct FindBucket {
+    __device__ static Choice apply(const uint32_t* hist, int bins, uint32_t target) {
+        __shared__ uint32_t s_warp[kBlock / 32];
+        __shared__ Choice s_choice;
+        const int per = bins / kBlock;             // 8 (or 4) bins per thread, from the top down
+        const int t = threadIdx.x;
+        uint32_t mine = 0;
+        for (int j = 0; j < per; ++j) mine += hist[bins - 1 - (t * per + j)];
+        if (t == 0) s_choice = {0, 0, 0, false};
+        uint32_t total;
+        uint32_t before = scan::block_exclusive_scan<kBlock>(mine, 0u, total, s_warp);   // keys in higher bins
+        if (before < target && before + mine >= target) {    // exactly one thread's range crosses
+            uint32_t run = before;
+            for (int j = 0; j < per; ++j) {
+                uint32_t b = bins - 1 - (t * per + j), h = hist[b];
+                if (run + h >= target) { s_choice = {b, run, h, true}; break; }
+                run += h;
+            }
+        }
+        __syncthreads();
+        Choice c = s_choice;
+        __syncthreads();
+        return c;
+    }
+};
+
+// ---- helpers --------------------------------------------------------------------------------------
+
+// Counts `dv` into a shared histogram; lanes holding the same digit add once (__match_any_sync),
+// so 32 equal keys cost one shared atomic, not 32 serialised ones. All lanes must call it.
+__device__ __forceinline__ void count_digit(uint32_t* s_hist, bool counted, uint32_t dv) {
+    uint32_t tag = counted ? dv : 0xFFFFFFFFu;
+    uint32_t peers = __match_any_sync(0xFFFFFFFFu, tag);
+    int leader = __ffs(peers) - 1;
+    if (counted && (threadIdx.x & 31) == leader) atomicAdd(&s_hist[dv], uint32_t(__popc(peers)));
+}
+
+struct MaxOp {
+    __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+// Class of one element in a pass.
+enum Cls : uint8_t { kNone = 0, kOut = 1, kTie = 2, kCount = 4, kBuf = 8 };
+
+struct Buffers { uint2* b[3]; uint32_t cap; };
+
+template <bool kKeepTies>
+struct Policy { static constexpr bool keep_ties = kKeepTies; };
+
+// ---- one pass -------------------------------------------------------------------------------------
+// LEVEL 0: histogram of digit 0 (+ the sampled-guess buffer). LEVEL 1, 2: filter by digit L-1,
+// histogram digit L. LEVEL 3: the last filter. The last block to finish chooses the bucket.
+template <class T, int LEVEL, class Find, class Pol>
+__global__ void __launch_bounds__(kBlock)
+select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State* st, Buffers bufs,
+            uint32_t* __restrict__ out_keys, uint32_t* __restrict__ out_idx) {
+    __shared__ uint32_t s_hist[kBins];
+    __shared__ uint64_t s_warp64[kBlock / 32];
+    __shared__ uint32_t s_base[3];
+    __shared__ uint32_t s_flag;
+    const int t = threadIdx.x;
+    const uint32_t mode = LEVEL == 0 ? kContinue : st->mode;
+    if (mode == kFinished) return;                       // the same for every block: nobody counts
+    const uint32_t src = LEVEL == 0 ? 0 : st->src;
+    const size_t count = src == 0 ? n : st->src_count;
+    const uint2* buf_in = src == 0 ? nullptr : bufs.b[src - 1];
+    const bool counting = LEVEL < 3 && mode == kContinue;
+    const bool write_buf = LEVEL == 0 ? st->est_ok != 0 : (LEVEL < 3 && st->write_buf != 0);
+    uint2* buf_out = bufs.b[LEVEL < 3 ? LEVEL : 0];
+    const uint32_t est_bucket = st->est_bucket;
+    const uint32_t k_rem = k - (LEVEL == 0 ? 0 : st->above);
+    const uint32_t pm = LEVEL >= 2 ? st->mask[LEVEL - 2] : 0, pp = LEVEL >= 2 ? st->prefix[LEVEL - 2] : 0;
+    const uint32_t b_prev = LEVEL >= 1 ? st->bucket[LEVEL - 1] : 0;
+    if (counting) for (int i = t; i < kBins; i += kBlock) s_hist[i] = 0;
+    uint32_t kmin = 0xFFFFFFFFu, kmax = 0;
+    __syncthreads();
+
+    const size_t tiles = (count + kTile - 1) / kTile;
+    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        if (mode == kTiesOnly) {                         // enough ties taken (by any block): stop
+            if (t == 0) s_flag = *(volatile uint32_t*)&st->tie_count >= k_rem;
+            __syncthreads();
+            if (s_flag) break;
+        }
+        uint32_t key[kItems], idx[kItems];
+        uint8_t cls[kItems];
+        uint32_t n_out = 0, n_tie = 0, n_buf = 0;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            size_t e = tile * kTile + size_t(j) * kBlock + t;   // coalesced: a warp reads 32 neighbours
+            bool valid = e < count;
+            if (src == 0) { key[j] = valid ? to_key(in[e], smallest) : 0; idx[j] = uint32_t(e); }
+            else { uint2 p = valid ? buf_in[e] : make_uint2(0, 0); key[j] = p.x; idx[j] = p.y; }
+            uint8_t c = kNone;
+            if (valid) {
+                if (LEVEL == 0) {
+                    c = kCount;
+                    if (write_buf && digit_of(key[j], 0) >= est_bucket) c |= kBuf;
+                } else if ((key[j] & pm) == pp) {        // a candidate of the level before
+                    uint32_t d = digit_of(key[j], LEVEL - 1);
+                    if (d > b_prev) c = kOut;
+                    else if (d == b_prev) {
+                        if (mode == kTakeAll) c = kOut;
+                        else if (mode == kContinue) c = kCount | (write_buf ? kBuf : 0);
+                        else c = Pol::keep_ties ? kTie : kNone;
+                    }
+                }
+            }
+            cls[j] = c;
+            if (counting) {
+                bool cnt = c & kCount;
+                count_digit(s_hist, cnt, digit_of(key[j], LEVEL < 3 ? LEVEL : 0));
+                if (cnt) { kmin = min(kmin, key[j]); kmax = max(kmax, key[j]); }
+            }
+            n_out += (c & kOut) != 0;
+            n_tie += (c & kTie) != 0;
+            n_buf += (c & kBuf) != 0;
+        }
+        // One atomic per counter per tile: a block scan of the three counts (packed in 21-bit
+        // fields: a tile has at most 4096 of each) gives each thread its offsets.
+        uint64_t packed = uint64_t(n_out) | (uint64_t(n_tie) << 21) | (uint64_t(n_buf) << 42), total;
+        uint64_t offs = scan::block_exclusive_scan<kBlock>(packed, uint64_t(0), total, s_warp64);
+        const uint64_t f = (uint64_t(1) << 21) - 1;
+        if (t == 0) {
+            s_base[0] = (total & f) ? atomicAdd(&st->out_count, uint32_t(total & f)) : 0;
+            s_base[1] = ((total >> 21) & f) ? atomicAdd(&st->tie_count, uint32_t((total >> 21) & f)) : 0;
+            s_base[2] = (total >> 42) ? atomicAdd(&st->buf_count[LEVEL < 3 ? LEVEL : 0], uint32_t(total >> 42)) : 0;
+        }
+        __syncthreads();
+        uint32_t o = s_base[0] + uint32_t(offs & f), ti = s_base[1] + uint32_t((offs >> 21) & f),
+                 bo = s_base[2] + uint32_t(offs >> 42);
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            uint8_t c = cls[j];
+            if (c & kOut) {
+                if (o < k) { out_keys[o] = key[j]; out_idx[o] = idx[j]; }
+                ++o;
+            }
+            if (c & kTie) {                               // the first k_rem tickets win
+                if (ti < k_rem) { out_keys[k - k_rem + ti] = key[j]; out_idx[k - k_rem + ti] = idx[j]; }
+                ++ti;
+            }
+            if (c & kBuf) {
+                if (bo < bufs.cap) buf_out[bo] = make_uint2(key[j], idx[j]);
+                ++bo;
+            }
+        }
+    }
+    if (counting) {
+        __syncthreads();
+        for (int i = t; i < digit_bins(LEVEL < 3 ? LEVEL : 0); i += kBlock)
+            if (s_hist[i]) atomicAdd(&st->hist[LEVEL < 3 ? LEVEL : 0][i], s_hist[i]);
+        uint32_t nm = scan::warp_reduce(~kmin, MaxOp{}), mx = scan::warp_reduce(kmax, MaxOp{});
+        if ((t & 31) == 0 && mx >= ~nm) {                // this warp counted something
+            atomicMax(&st->not_min[LEVEL < 3 ? LEVEL : 0], nm);
+            atomicMax(&st->max[LEVEL < 3 ? LEVEL : 0], mx);
+        }
+    }
+    // The last block to finish sees every other block's counts (their atomics and writes are
+    // ordered before their increment by __threadfence) and decides the next pass.
+    __threadfence();
+    __syncthreads();
+    if (t == 0) s_flag = atomicAdd(&st->done_blocks[LEVEL], 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_flag) return;
+    __threadfence();
+    if (!counting) {                                     // this pass wrote the rest of the answer
+        if (t == 0) st->mode = kFinished;
+        return;
+    }
+    constexpr int L = LEVEL < 3 ? LEVEL : 0;
+    // __ldcg: read at L2, where the other blocks' atomics landed (never a stale L1 line).
+    for (int i = t; i < digit_bins(L); i += kBlock) s_hist[i] = __ldcg(&st->hist[L][i]);
+    __syncthreads();
+    Choice c = Find::apply(s_hist, digit_bins(L), k_rem);
+    if (t == 0) {
+        if (!c.found) c = {0, 0, 0, false};             // cannot happen for 1 <= k <= n
+        uint32_t b = c.bucket;
+        uint32_t rest = k_rem - c.above;                 // still needed from bucket b
+        st->bucket[L] = b;
+        st->prefix[L] = (L ? st->prefix[L - 1] : 0u) | (b << digit_shift(L));
+        st->mask[L] = (L ? st->mask[L - 1] : 0u) | (uint32_t(digit_bins(L) - 1) << digit_shift(L));
+        st->above += c.above;
+        bool all_equal = ~__ldcg(&st->not_min[L]) == __ldcg(&st->max[L]);
+        uint32_t next = c.count == rest ? kTakeAll : all_equal ? kTiesOnly : L == 2 ? kTies : kContinue;
+        st->mode = next;
+        // Where the next pass reads: the buffer this pass wrote, when it holds every element the
+        // next pass needs; otherwise the same source as this pass.
+        if (L == 0) {
+            uint32_t buffered = __ldcg(&st->buf_count[0]);
+            bool ok = st->est_ok && buffered <= bufs.cap && b >= st->est_bucket;
+            st->src = ok ? 1 : 0;
+            st->src_count = ok ? buffered : 0;
+        } else if (write_buf) {
+            st->src = 1 + L;
+            st->src_count = __ldcg(&st->buf_count[L]);
+        }
+        st->write_buf = next == kContinue && c.count <= bufs.cap;
+    }
+}
+
+// The sample: every kSampleStride-th tile's digit 0 counted; the last block picks a bucket that
+// very likely lies below the k-th key (with a margin of 4 standard deviations + 8) and says
+// whether the elements at or above it would fit in a candidate buffer.
+template <class T, class Find>
+__global__ void __launch_bounds__(kBlock)
+sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State* st, uint32_t cap,
+            size_t sampled) {
+    __shared__ uint32_t s_hist[kBins];
+    __shared__ uint32_t s_flag;
+    const int t = threadIdx.x;
+    for (int i = t; i < kBins; i += kBlock) s_hist[i] = 0;
+    __syncthreads();
+    const size_t tiles = (n + kTile - 1) / kTile, stiles = (tiles + kSampleStride - 1) / kSampleStride;
+    for (size_t s = blockIdx.x; s < stiles; s += gridDim.x) {
+        size_t base = s * kSampleStride * kTile;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            size_t e = base + size_t(j) * kBlock + t;
+            bool valid = e < n;
+            count_digit(s_hist, valid, valid ? digit_of(to_key(in[e], smallest), 0) : 0);
+        }
+    }
+    __syncthreads();
+    for (int i = t; i < kBins; i += kBlock) if (s_hist[i]) atomicAdd(&st->sample_hist[i], s_hist[i]);
+    __threadfence();
+    __syncthreads();
+    if (t == 0) s_flag = atomicAdd(&st->done_blocks[4], 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_flag) return;
+    __threadfence();
+    double expect = double(k) * double(sampled) / double(n);
+    uint32_t target = uint32_t(std::ceil(expect + 4.0 * std::sqrt(expect) + 8.0));
+    for (int i = t; i < kBins; i += kBlock) s_hist[i] = __ldcg(&st->sample_hist[i]);
+    __syncthreads();
+    Choice c = Find::apply(s_hist, kBins, target);
+    if (t == 0) {
+        double est = double(c.above + c.count) * double(n) / double(sampled);
+        st->est_bucket = c.bucket;
+        st->est_ok = c.found && 1.25 * est + 65536.0 <= double(cap);
+    }
+}
+
+// Turns the k unordered results into the output: one block sorts them when k <= 4096, otherwise
+// CUB's radix sort (on the k pairs only) and a gather.
+template <class T>
+__global__ void gather_sorted(const T* __restrict__ in, const uint32_t* __restrict__ idx, size_t k,
+                              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (j >= k) return;
+    out_idx[j] = idx[j];
+    out_vals[j] = in[idx[j]];
+}
+
+inline unsigned pass_grid(size_t n) {
+    // Enough resident blocks to keep HBM busy (about 4 per SM), never more than there are tiles.
+    return std::min<unsigned>(course::blocks_for(n, kTile), unsigned(4 * course::device().sm_count));
+}
+
+template <class T, class Find = FindBucket, class Pol = Policy<true>>
+void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+    State* st = static_cast<State*>(course::scratch(0, sizeof(State)));
+    uint32_t cap = uint32_t(std::min<size_t>(n / 16 + 65536, 0xFFFFFFFFu));
+    uint2* all = course::scratch_as<uint2>(1, 3 * size_t(cap));
+    Buffers bufs{{all, all + cap, all + 2 * size_t(cap)}, cap};
+    uint32_t* out_keys = course::scratch_as<uint32_t>(2, k);
+    uint32_t* out_idx = course::scratch_as<uint32_t>(3, k);
+    CUDA_CHECK(cudaMemsetAsync(st, 0, sizeof(State)));
+    if (n >= kSampleMinN) {
+        size_t tiles = (n + kTile - 1) / kTile, sampled = 0;
+        for (size_t s = 0; s < tiles; s += kSampleStride) sampled += std::min<size_t>(kTile, n - s * kTile);
+        unsigned grid = std::min<unsigned>(unsigned((tiles + kSampleStride - 1) / kSampleStride),
+                                           unsigned(4 * course::device().sm_count));
+        sample_pass<T, Find><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
+        CUDA_CHECK_LAST();
+    }
+    unsigned grid = pass_grid(n);
+    select_pass<T, 0, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
+    CUDA_CHECK_LAST();
+    select_pass<T, 1, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
+    CUDA_CHECK_LAST();
+    select_pass<T, 2, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
+    CUDA_CHECK_LAST();
+    select_pass<T, 3, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
+    CUDA_CHECK_LAST();
+    if (k <= kSmallSortMax) {
+        sort_small_and_write<<<1, 1024>>>(d_in, out_keys, out_idx, int(k), d_vals, d_idx);
+        CUDA_CHECK_LAST();
+    } else {
+        uint32_t* sk = course::scratch_as<uint32_t>(4, k);
+        uint32_t* si = course::scratch_as<uint32_t>(5, k);
+        size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, bytes, out_keys, sk, out_idx, si, int(k)));
+        void* temp = course::scratch(6, bytes);
+        CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, bytes, out_keys, sk, out_idx, si, int(k)));
+        CUDA_CHECK_LAST();
+        gather_sorted<<<course::blocks_for(k, 256), 256>>>(d_in, si, k, d_vals, d_idx);
+        CUDA_CHECK_LAST();
+    }
+}
+
+inline Limits limits() {
+    Limits lim;
+    lim.max_n = (uint64_t(1) << 31) - 1;
+    lim.why = "CUB sorts the k results with an int count";
+    lim.best = true;
+    return lim;
+}
+
+}  // namespace radix
+}  // namespace topk
