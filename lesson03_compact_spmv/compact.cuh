@@ -486,6 +486,33 @@ merge_path_expand(const uint32_t* __restrict__ off, size_t n, size_t total, cons
     for (int k = threadIdx.x; k < na; k += kMpThreads) out[a0 + k] = s_out[k];
 }
 
+// ---- expand_03: the same path from per-group offsets --------------------------------------------
+// Where the path crosses item boundaries: right after item b-1's end is taken, exactly off[b]
+// outputs are taken (every output below off[b] comes before that end), so the path passes through
+// P_b = (off[b], b), on diagonal off[b] + b; from there it takes counts[b] outputs, then item b's
+// end. So the point on diagonal d is (d - b, b) for the largest b with off[b] + b <= d. To find b
+// it is enough to know off[] at every 32nd item (group_off[g] = off[32 g]): a binary search over
+// the groups, then at most 32 counts added one by one. That is what lets expand_03 keep only
+// n / 32 offsets instead of n.
+constexpr int kGroup = 32;
+
+struct PathPoint { uint64_t a, b, off_b; };   // outputs taken, items taken, off[b]
+
+__host__ __device__ inline PathPoint group_partition(const uint32_t* group_off, const int32_t* counts, size_t n,
+                                                     size_t total, uint64_t d) {
+    size_t groups = (n + kGroup - 1) / kGroup;
+    size_t lo = 0, hi = groups;   // largest g in [0, groups) with group_off[g] + 32 g <= d (g = 0 always is)
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (uint64_t(group_off[mid]) + uint64_t(mid) * kGroup <= d) lo = mid;
+        else hi = mid;
+    }
+    uint64_t b = uint64_t(lo) * kGroup, o = groups ? group_off[lo] : 0;
+    while (b < n && o + uint64_t(counts[b]) + b + 1 <= d) { o += uint64_t(counts[b]); ++b; }
+    (void)total;
+    return {d - b, b, o};
+}
+
 // Exclusive scan of the counts (lesson02's single-pass scan), partition, expand: three launches.
 // Scratch: slot 0 the offsets (4n bytes), slot 1 the block starts; the scan uses its own slot 7.
 template <bool kTieToOutput, class Search = MergePathSearch<kTieToOutput>>

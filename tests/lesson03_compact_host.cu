@@ -231,6 +231,40 @@ static void test_merge_path_on_host() {
            "merge_path_search finds the split on hand-checked diagonals");
 }
 
+// expand_03's partition from one offset per 32 items must land on the same path points as the
+// full merge-path search, on every diagonal, and report the right starting offset.
+static void test_group_partition() {
+    bool ok = true;
+    std::string why;
+    for (auto& d : expand::dists())
+        for (size_t n : {1, 2, 31, 32, 33, 64, 65, 1000, 2049}) {
+            std::vector<int32_t> c;
+            expand::generate_counts(c, n, d, n * 13 + 1);
+            uint64_t total = expand::total_of(c);
+            std::vector<uint32_t> off(n), group_off((n + 31) / 32);
+            uint64_t run = 0;
+            for (size_t i = 0; i < n; ++i) {
+                off[i] = uint32_t(run);
+                if (i % 32 == 0) group_off[i / 32] = uint32_t(run);
+                run += uint64_t(c[i]);
+            }
+            expand::GlobalEnds g{off.data(), n, size_t(total)};
+            for (uint64_t diag = 0; diag <= n + total; ++diag) {
+                uint64_t a = expand::merge_path_search<false>(0, g, total, n, diag);
+                expand::PathPoint q = expand::group_partition(group_off.data(), c.data(), n, size_t(total), diag);
+                uint64_t want_off = q.b < n ? off[q.b] : total;
+                if (q.a != a || q.b != diag - a || q.off_b != want_off) {
+                    ok = false;
+                    why = d + " n=" + std::to_string(n) + " diagonal " + std::to_string(diag) + ": got (" +
+                          std::to_string(q.a) + ", " + std::to_string(q.b) + ") expected (" + std::to_string(a) +
+                          ", " + std::to_string(diag - a) + ")";
+                    break;
+                }
+            }
+        }
+    expect(ok, "group_partition (expand_03) finds the merge-path point and offset on every diagonal", why);
+}
+
 int main() {
     test_selectivity();
     test_compact_reference();
@@ -238,6 +272,7 @@ int main() {
     test_expand_generators();
     test_expand_reference_and_checker();
     test_merge_path_on_host();
+    test_group_partition();
     std::printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }

@@ -1,0 +1,121 @@
+// expand_03_group_offsets — the merge-path expansion without the offsets array: one offset per 32
+// items, and each block scans its own counts.
+//
+// What changed since expand_02_merge_path: expand_02 writes an offset per item (4n bytes) and
+// reads it back (4n): for counts 0..8 that is a third of all its traffic, and more when most
+// counts are zero. But a block only needs the offsets of ITS items, and it can compute them from
+// their counts with a block scan, given one starting offset. And the partition only needs to find
+// where the path crosses a diagonal, which one offset per 32 items already tells (see
+// group_partition in compact.cuh: binary search over the groups, then at most 32 counts).
+//   1. group sums: a warp reads 128 counts (16-byte loads), adds each 32 by shuffles  read 4n
+//   2. exclusive scan of the n / 32 group sums (lesson02's scan)                     ~n/4 bytes
+//   3. partition: one thread per block boundary: (first output, first item, its offset)
+//   4. expand: the block loads its counts, scans them into item ends in shared memory,
+//      then exactly as expand_02: per-thread search, walk, staged coalesced writes  read 4n, write 4 total
+// 8n + 4 total bytes instead of 12n + 4 total. Measured: see the README table.
+// Limits: as expand_02 (n <= 2^31 - 1, total <= 2^32 - 1).
+//
+// Build alone:  nvcc -O3 -arch=native -o expand03 expand_03_group_offsets.cu
+// Run:          ./expand03 --n 2^26 --dist zeros        ./expand03 --test
+#include "compact.cuh"
+
+using expand::kGroup;
+using expand::kMpItems;
+using expand::kMpThreads;
+using expand::kMpTile;
+
+constexpr int kSumThreads = 256;
+
+// Thread t adds counts 4t .. 4t+3; 8 neighbouring lanes make one group of 32.
+__global__ void __launch_bounds__(kSumThreads)
+group_sums(const int32_t* __restrict__ counts, size_t n, uint32_t* __restrict__ sums, bool aligned) {
+    size_t t = size_t(blockIdx.x) * kSumThreads + threadIdx.x;
+    size_t e = 4 * t;
+    uint32_t s = 0;
+    if (aligned && e + 4 <= n) {
+        int4 v = reinterpret_cast<const int4*>(counts)[t];
+        s = uint32_t(v.x) + uint32_t(v.y) + uint32_t(v.z) + uint32_t(v.w);
+    } else {
+        for (int k = 0; k < 4; ++k) if (e + k < n) s += uint32_t(counts[e + k]);
+    }
+    s += __shfl_xor_sync(scan::kFullMask, s, 1);   // every lane of the warp takes part
+    s += __shfl_xor_sync(scan::kFullMask, s, 2);
+    s += __shfl_xor_sync(scan::kFullMask, s, 4);
+    size_t g = e / kGroup;
+    if ((threadIdx.x & 7) == 0 && e < n) sums[g] = s;
+}
+
+__global__ void partition(const uint32_t* __restrict__ group_off, const int32_t* __restrict__ counts, size_t n,
+                          size_t total, size_t parts, uint4* __restrict__ starts) {
+    size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p > parts) return;
+    uint64_t end = uint64_t(n) + total, d = uint64_t(p) * kMpTile;
+    if (d > end) d = end;
+    expand::PathPoint q = expand::group_partition(group_off, counts, n, total, d);
+    starts[p] = make_uint4(uint32_t(q.a), uint32_t(q.b), uint32_t(q.off_b), 0);
+}
+
+// Item ends in shared memory with one padding word after every 32: thread t scans items 16t ..
+// 16t + 15, so without padding the 32 lanes of a warp would hit 2 banks (a 16-way conflict).
+__host__ __device__ inline int padded(int b) { return b + b / 32; }
+struct PaddedEnds {
+    const uint32_t* ends;
+    __host__ __device__ uint32_t operator()(uint64_t b) const { return ends[padded(int(b))]; }
+};
+
+__global__ void __launch_bounds__(kMpThreads)
+expand_from_counts(const int32_t* __restrict__ counts, const uint4* __restrict__ starts, int32_t* __restrict__ out) {
+    __shared__ uint32_t s_end[kMpTile + kMpTile / 32];
+    __shared__ int32_t s_out[kMpTile];
+    __shared__ uint32_t s_warp[kMpThreads / 32];
+    const uint4 s0 = starts[blockIdx.x], s1 = starts[blockIdx.x + 1];
+    const uint64_t a0 = s0.x, b0 = s0.y;
+    const int na = int(uint64_t(s1.x) - a0), nb = int(uint64_t(s1.y) - b0);
+    for (int k = threadIdx.x; k < nb; k += kMpThreads) s_end[padded(k)] = uint32_t(counts[b0 + k]);
+    __syncthreads();
+
+    // Item ends = off[b0] + inclusive scan of the block's counts: each thread adds 16 in a row,
+    // one block scan of the 256 partial sums, each thread writes its 16 running sums back.
+    const int first = threadIdx.x * kMpItems;
+    uint32_t mine = 0;
+#pragma unroll
+    for (int k = 0; k < kMpItems; ++k) if (first + k < nb) mine += s_end[padded(first + k)];
+    uint32_t block_total;
+    uint32_t run = s0.z + scan::block_exclusive_scan<kMpThreads>(mine, 0u, block_total, s_warp);
+#pragma unroll
+    for (int k = 0; k < kMpItems; ++k)
+        if (first + k < nb) { run += s_end[padded(first + k)]; s_end[padded(first + k)] = run; }
+    __syncthreads();
+
+    const int len = na + nb;
+    const int dt = min(int(threadIdx.x) * kMpItems, len);
+    const int steps = min(kMpItems, len - dt);
+    const PaddedEnds local{s_end};
+    int a = int(expand::merge_path_search<false>(a0, local, uint64_t(na), uint64_t(nb), uint64_t(dt)));
+    expand::merge_path_walk<false>(a0, local, na, nb, a, dt - a, steps, s_out, b0);
+    __syncthreads();
+    for (int k = threadIdx.x; k < na; k += kMpThreads) out[a0 + k] = s_out[k];
+}
+
+void expand_group_offsets(const int32_t* d_counts, size_t n, int32_t* d_out, size_t total) {
+    if (n == 0 || total == 0) return;
+    size_t groups = (n + kGroup - 1) / kGroup;
+    uint32_t* sums = course::scratch_as<uint32_t>(0, groups);
+    uint32_t* group_off = course::scratch_as<uint32_t>(1, groups);
+    bool aligned = reinterpret_cast<uintptr_t>(d_counts) % 16 == 0;
+    group_sums<<<course::blocks_for((n + 3) / 4, kSumThreads), kSumThreads>>>(d_counts, n, sums, aligned);
+    CUDA_CHECK_LAST();
+    scan::device_scan(sums, group_off, groups, scan::Kind::exclusive);
+    unsigned blocks = course::blocks_for(n + total, kMpTile);
+    uint4* starts = course::scratch_as<uint4>(2, size_t(blocks) + 1);
+    partition<<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(group_off, d_counts, n, total, blocks, starts);
+    CUDA_CHECK_LAST();
+    expand_from_counts<<<blocks, kMpThreads>>>(d_counts, starts, d_out);
+    CUDA_CHECK_LAST();
+}
+
+int main(int argc, char** argv) {
+    expand::Limits lim;
+    lim.scratch_bytes_per_item = 0.25;
+    return expand::run_lesson(argc, argv, "expand_03_group_offsets", expand_group_offsets, lim);
+}
