@@ -12,8 +12,12 @@
 // The bins cost no extra pass over memory and no scratch: row_ptr is read anyway, and the binning
 // is a comparison in registers. Long rows are done first, behind one barrier, so that no warp
 // waits at a barrier for a slow neighbour's medium rows.
+// Each group handles 4 rows of its block (rows g, g + G, g + 2G, g + 3G for G groups): the loads
+// of all 4 are issued before any product is formed. Fewer threads fit on an SM (more registers),
+// but each keeps up to 16 column/value pairs in flight: a memory-bound kernel needs bytes in
+// flight, not threads.
 // Cost model: one launch; the matrix read once with group-contiguous (mostly full-sector) loads;
-// 4 independent loads in flight per lane; log2(W) shuffle steps per short row.
+// log2(W) shuffle steps per short row.
 // Limits: a block owns its long rows alone, so one row holding half the matrix (giant_row) runs
 // on one SM while the others idle. Version 05 (merge path) splits work by nonzeros AND rows.
 //
@@ -24,6 +28,7 @@
 constexpr int kBlock = 256;
 constexpr int kUnroll = 4;          // entries per lane per step: independent loads in flight
 constexpr int kMediumMax = 2048;    // longer rows go to the whole block
+constexpr int kRowsPerGroup = 4;    // rows per group of lanes per block: more loads in flight
 
 // Sums row [begin, end) with `lanes` threads numbered `me`, kUnroll loads issued together.
 template <int kLanes, class T>
@@ -50,23 +55,33 @@ template <int W, class T>
 __global__ void __launch_bounds__(kBlock)
 adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col, const T* __restrict__ val,
               const T* __restrict__ x, T* __restrict__ y) {
-    constexpr int kRowsPerBlock = kBlock / W;
+    constexpr int kGroups = kBlock / W;                        // groups of W lanes in the block
+    constexpr int kRowsPerBlock = kGroups * kRowsPerGroup;
     constexpr int kShortMax = kUnroll * W;
     __shared__ int s_long[kRowsPerBlock];
     __shared__ int s_long_count;
     __shared__ T s_warp_sum[kBlock / 32];
 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int in_group = threadIdx.x % W;
-    const int64_t row = int64_t(blockIdx.x) * kRowsPerBlock + threadIdx.x / W;
-    const bool valid = row < rows;
-    const int64_t begin = valid ? row_ptr[row] : 0, end = valid ? row_ptr[row + 1] : 0;
-    const int64_t len = end - begin;
+    const int group = threadIdx.x / W, in_group = threadIdx.x % W;
+    // Row q of this group: consecutive groups take consecutive rows, so a warp's loads of one
+    // round q cover one contiguous stretch of the matrix.
+    int64_t row[kRowsPerGroup], begin[kRowsPerGroup], end[kRowsPerGroup];
+#pragma unroll
+    for (int q = 0; q < kRowsPerGroup; ++q) {
+        row[q] = int64_t(blockIdx.x) * kRowsPerBlock + int64_t(q) * kGroups + group;
+        const bool valid = row[q] < rows;
+        begin[q] = valid ? row_ptr[row[q]] : 0;
+        end[q] = valid ? row_ptr[row[q] + 1] : 0;
+        if (!valid) row[q] = -1;
+    }
 
     // Bin: long rows go to the block's shared list.
     if (threadIdx.x == 0) s_long_count = 0;
     __syncthreads();
-    if (valid && in_group == 0 && len > kMediumMax) s_long[atomicAdd(&s_long_count, 1)] = int(row);
+#pragma unroll
+    for (int q = 0; q < kRowsPerGroup; ++q)
+        if (row[q] >= 0 && in_group == 0 && end[q] - begin[q] > kMediumMax) s_long[atomicAdd(&s_long_count, 1)] = int(row[q]);
     __syncthreads();
     const int n_long = s_long_count;   // the same for every thread: the loop below is block-uniform
     for (int i = 0; i < n_long; ++i) {
@@ -83,44 +98,55 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
         __syncthreads();   // s_warp_sum is reused by the next long row
     }
 
-    // Short rows: the group of W lanes. Every lane takes part in the shuffles (no early exit).
-    const bool is_short = valid && len <= kShortMax;
+    // Short rows: the group of W lanes, all kRowsPerGroup rows at once: every load of every row is
+    // issued before the first is used (up to 2 x 16 in flight per lane). Every lane takes part in
+    // the shuffles (no early exit).
     {
-        T sum = T(0);
-        if (is_short) {
-            int c[kUnroll];
-            T v[kUnroll];
+        int c[kRowsPerGroup][kUnroll];
+        T v[kRowsPerGroup][kUnroll];
+#pragma unroll
+        for (int q = 0; q < kRowsPerGroup; ++q) {
+            const bool is_short = row[q] >= 0 && end[q] - begin[q] <= kShortMax;
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) {
-                int64_t k = begin + in_group + int64_t(u) * W;
-                c[u] = k < end ? spmv::ldg(col + k) : -1;
-                v[u] = k < end ? spmv::ldg(val + k) : T(0);
+                const int64_t k = begin[q] + in_group + int64_t(u) * W;
+                const bool use = is_short && k < end[q];
+                c[q][u] = use ? spmv::ldg(col + k) : -1;
+                v[q][u] = use ? spmv::ldg(val + k) : T(0);
             }
+        }
+#pragma unroll
+        for (int q = 0; q < kRowsPerGroup; ++q) {
+            T sum = T(0);
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u)
-                if (c[u] >= 0) sum += v[u] * spmv::ldg(x + c[u]);
+                if (c[q][u] >= 0) sum += v[q][u] * spmv::ldg(x + c[q][u]);   // no x read for padding (x may be empty)
+            sum = spmv::group_sum<W>(sum);
+            if (row[q] >= 0 && end[q] - begin[q] <= kShortMax && in_group == 0) y[row[q]] = sum;
         }
-        sum = spmv::group_sum<W>(sum);
-        if (is_short && in_group == 0) y[row] = sum;
     }
 
     // Medium rows: the whole warp, one row at a time. The ballot is warp-uniform, so is the loop.
-    const bool is_medium = valid && len > kShortMax && len <= kMediumMax;
-    unsigned pending = __ballot_sync(0xFFFFFFFFu, is_medium && in_group == 0);
-    while (pending) {
-        const int src = __ffs(pending) - 1;
-        pending &= pending - 1;
-        const int64_t b = __shfl_sync(0xFFFFFFFFu, begin, src), e = __shfl_sync(0xFFFFFFFFu, end, src);
-        const int64_t r = __shfl_sync(0xFFFFFFFFu, row, src);
-        T sum = partial_row<32>(b, e, lane, col, val, x);
-        sum = spmv::group_sum<32>(sum);
-        if (lane == 0) y[r] = sum;
+#pragma unroll
+    for (int q = 0; q < kRowsPerGroup; ++q) {
+        const int64_t len = end[q] - begin[q];
+        const bool is_medium = row[q] >= 0 && len > kShortMax && len <= kMediumMax;
+        unsigned pending = __ballot_sync(0xFFFFFFFFu, is_medium && in_group == 0);
+        while (pending) {
+            const int src = __ffs(pending) - 1;
+            pending &= pending - 1;
+            const int64_t b = __shfl_sync(0xFFFFFFFFu, begin[q], src), e = __shfl_sync(0xFFFFFFFFu, end[q], src);
+            const int64_t r = __shfl_sync(0xFFFFFFFFu, row[q], src);
+            T sum = partial_row<32>(b, e, lane, col, val, x);
+            sum = spmv::group_sum<32>(sum);
+            if (lane == 0) y[r] = sum;
+        }
     }
 }
 
 template <int W, class T>
 void launch(const spmv::Csr<T>& A, const T* x, T* y) {
-    adaptive_spmv<W, T><<<course::blocks_for(A.rows, kBlock / W), kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
+    adaptive_spmv<W, T><<<course::blocks_for(A.rows, kBlock / W * kRowsPerGroup), kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();
 }
 

@@ -12,7 +12,9 @@
 // per row. Finding where a block's stretch of the merge starts is a binary search along its
 // diagonal (d = i + j): the largest i with A[i - 1] <= d - i.
 // Per block (tile = 256 threads x 7 items):
-//   1. threads 0 and 32 search the tile's two diagonals in row_ptr (global memory)
+//   1. a first small kernel searches every tile boundary's diagonal in row_ptr, one thread per
+//      boundary, all at once (log2(rows) dependent loads: ~10 us in total instead of stalling
+//      every block for that long at its start); the block reads its two boundaries
 //   2. the tile's row ends are copied to shared memory and its products val * x[col] computed
 //      into shared memory, both with coalesced, unrolled loads (all 7 loads in flight per thread)
 //   3. each thread searches its own diagonal in shared memory and walks its 7 items: a nonzero
@@ -20,10 +22,10 @@
 //   4. the sum a thread is holding when it runs out of items belongs to a row that ends later:
 //      it is added (shared atomic) to that row's shared y, or to the tile's carry-out when the
 //      row ends in a later tile; shared y is written out coalesced
-//   5. a second small kernel adds each tile's carry-out to its row (global atomics: a giant row
+//   5. a last small kernel adds each tile's carry-out to its row (global atomics: a giant row
 //      receives one per tile it spans; it runs after the first, so the rows' plain stores are done)
-// Cost model: the problem's bytes plus 2 binary searches per tile (log2(rows) dependent loads,
-// hidden by other tiles) and one (row, value) pair per tile; two launches. Float results may
+// Cost model: the problem's bytes plus one boundary (8 bytes) and one carry (row, value) per tile
+// of ~1800 items; three launches, the first a latency-bound search. Float results may
 // differ in the last bits from run to run (the order of the atomic additions varies).
 //
 // Build alone:  nvcc -O3 -arch=native -o spmv05 spmv_05_merge_path.cu -lcusparse
@@ -47,11 +49,21 @@ __device__ __forceinline__ int64_t merge_search(int64_t diag, int64_t rows, int6
     return lo;
 }
 
+// Row coordinate of every tile boundary: boundary t is diagonal min(t * tile, rows + nnz).
+__global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, const int* __restrict__ row_ptr,
+                                int* __restrict__ tile_row) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= boundaries) return;
+    const int64_t total = int64_t(rows) + nnz;
+    const int64_t d = int64_t(t) * tile < total ? int64_t(t) * tile : total;
+    tile_row[t] = int(merge_search(d, rows, nnz, [&](int64_t i) { return int64_t(row_ptr[i + 1]); }));
+}
+
 template <class T>
 __global__ void __launch_bounds__(kBlock)
 merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
                 const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,
-                int* __restrict__ carry_row, T* __restrict__ carry_value) {
+                const int* __restrict__ tile_row, int* __restrict__ carry_row, T* __restrict__ carry_value) {
     constexpr int kI = kItems<T>, kT = kTile<T>;
     __shared__ int s_row_end[kT];
     __shared__ T s_prod[kT];
@@ -61,9 +73,7 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
 
     const int64_t total = int64_t(rows) + nnz;
     const int64_t d0 = int64_t(blockIdx.x) * kT, d1 = d0 + kT < total ? d0 + kT : total;
-    auto global_end = [&](int64_t i) { return int64_t(row_ptr[i + 1]); };
-    if (threadIdx.x == 0) { s_r0 = merge_search(d0, rows, nnz, global_end); s_carry = T(0); }
-    if (threadIdx.x == 32) s_r1 = merge_search(d1, rows, nnz, global_end);
+    if (threadIdx.x == 0) { s_r0 = tile_row[blockIdx.x]; s_r1 = tile_row[blockIdx.x + 1]; s_carry = T(0); }
     __syncthreads();
     const int64_t r0 = s_r0, r1 = s_r1, k0 = d0 - r0, k1 = d1 - r1;
     const int n_rows = int(r1 - r0), n_nz = int(k1 - k0);   // both <= kT
@@ -136,7 +146,12 @@ void spmv_merge_path(const spmv::Csr<T>& A, const T* x, T* y) {
     const unsigned tiles = course::blocks_for(total, kTile<T>);
     int* carry_row = course::scratch_as<int>(0, tiles);
     T* carry_value = course::scratch_as<T>(1, tiles);
-    merge_path_spmv<T><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, carry_row, carry_value);
+    int* tile_row = course::scratch_as<int>(2, size_t(tiles) + 1);
+    partition_tiles<<<course::blocks_for(uint64_t(tiles) + 1, 256), 256>>>(A.rows, A.nnz, kTile<T>, int(tiles) + 1,
+                                                                           A.row_ptr, tile_row);
+    CUDA_CHECK_LAST();
+    merge_path_spmv<T><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row, carry_row,
+                                          carry_value);
     CUDA_CHECK_LAST();
     add_carries<T><<<course::blocks_for(tiles, 256), 256>>>(int(tiles), carry_row, carry_value, y);
     CUDA_CHECK_LAST();
