@@ -26,7 +26,9 @@ constexpr int kItems = 4 * kVecs;               // 16 elements per thread
 constexpr int kTile = kThreads * kItems;        // 4096 elements per block
 constexpr int kWarpItems = 32 * kItems;         // 512 consecutive elements per warp
 
-template <bool kAligned>
+// kStageBarrier = false is the pitfall of wrong/compact_stage_no_barrier.cu (the barrier between
+// staging and copying out left out).
+template <bool kAligned, bool kStageBarrier = true>
 __global__ void __launch_bounds__(kThreads)
 lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* __restrict__ count,
                  size_t n, uint32_t pct, unsigned tiles, lookback::State st) {
@@ -113,7 +115,7 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
 #pragma unroll
         for (int k = 0; k < 4; ++k)
             if (f[j][k]) s_stage[warp_offset + pos[j][k]] = x[j][k];
-    __syncthreads();   // the whole run is staged before anyone copies it out
+    if (kStageBarrier) __syncthreads();   // the whole run is staged before anyone copies it out
 
     // Coalesced copy of the run [0, s_total) to out[s_prefix, ...).
     const uint32_t total = s_total;
@@ -121,6 +123,7 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
     for (uint32_t i = threadIdx.x; i < total; i += kThreads) dst[i] = s_stage[i];
 }
 
+template <bool kStageBarrier = true>
 void compact_lookback(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t n, uint32_t pct) {
     if (n == 0) {
         CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(uint32_t)));
@@ -129,14 +132,16 @@ void compact_lookback(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, si
     unsigned tiles = course::blocks_for(n, kTile);
     lookback::State st = lookback::prepare(2, tiles);
     if (reinterpret_cast<uintptr_t>(d_in) % 16 == 0)
-        lookback_compact<true><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
+        lookback_compact<true, kStageBarrier><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
     else
-        lookback_compact<false><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
+        lookback_compact<false, kStageBarrier><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
     CUDA_CHECK_LAST();
 }
 
+#ifndef COMPACT_03_NO_MAIN   // wrong/compact_stage_no_barrier.cu includes this file for its kernel
 int main(int argc, char** argv) {
     compact::Limits lim;
     lim.huge_test = true;
-    return compact::run_lesson(argc, argv, "compact_03_lookback", compact_lookback, lim);
+    return compact::run_lesson(argc, argv, "compact_03_lookback", compact_lookback<true>, lim);
 }
+#endif

@@ -26,5 +26,7 @@ void expand_merge_path(const int32_t* d_counts, size_t n, int32_t* d_out, size_t
 }
 
 int main(int argc, char** argv) {
-    return expand::run_lesson(argc, argv, "expand_02_merge_path", expand_merge_path);
+    expand::Limits lim;
+    lim.huge_test = true;
+    return expand::run_lesson(argc, argv, "expand_02_merge_path", expand_merge_path, lim);
 }

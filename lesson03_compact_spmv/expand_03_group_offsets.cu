@@ -117,5 +117,6 @@ void expand_group_offsets(const int32_t* d_counts, size_t n, int32_t* d_out, siz
 int main(int argc, char** argv) {
     expand::Limits lim;
     lim.scratch_bytes_per_item = 0.25;
+    lim.huge_test = true;
     return expand::run_lesson(argc, argv, "expand_03_group_offsets", expand_group_offsets, lim);
 }
