@@ -78,16 +78,22 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     const int64_t r0 = s_r0, r1 = s_r1, k0 = d0 - r0, k1 = d1 - r1;
     const int n_rows = int(r1 - r0), n_nz = int(k1 - k0);   // both <= kT
 
-    // Stage the tile: row ends and products, coalesced.
-    for (int i = threadIdx.x; i < n_rows; i += kBlock) s_row_end[i] = row_ptr[r0 + 1 + i];
+    // Stage the tile: row ends and products, coalesced. All row-end, column and value loads are
+    // issued before any is used (one memory round trip), then the x gathers (a second).
     {
-        int c[kI];
+        int c[kI], re[kI];
         T v[kI];
 #pragma unroll
         for (int u = 0; u < kI; ++u) {
             int j = u * kBlock + threadIdx.x;
+            re[u] = j < n_rows ? spmv::ldg(row_ptr + r0 + 1 + j) : 0;
             c[u] = j < n_nz ? spmv::ldg(col + k0 + j) : 0;
             v[u] = j < n_nz ? spmv::ldg(val + k0 + j) : T(0);
+        }
+#pragma unroll
+        for (int u = 0; u < kI; ++u) {
+            int j = u * kBlock + threadIdx.x;
+            if (j < n_rows) s_row_end[j] = re[u];
         }
 #pragma unroll
         for (int u = 0; u < kI; ++u) {
