@@ -225,32 +225,32 @@ def gpu_jobs(build, quick, grade, has_sanitizer):
     q = ["--quick"] if quick else []
     if not grade:
         for src, exe in programs(build, "version"):
-            jobs.append(("version", src, [exe, "--test"] + q, 0))
+            jobs.append(("version", src, [exe, "--test"] + q, 0, exe))
         for src, exe in programs(build, "wrong"):
             tool, args = caught_by(src)
             if tool is None:
-                jobs.append(("bad-tag", src, None, None))
+                jobs.append(("bad-tag", src, None, None, exe))
             elif tool == "checker":
-                jobs.append(("wrong", src, [exe, "--test", "--quick"], 1))
+                jobs.append(("wrong", src, [exe, "--test", "--quick"], 1, exe))
             elif tool in ("racecheck", "memcheck", "synccheck", "initcheck"):
                 if not has_sanitizer:
-                    jobs.append(("skip", src, None, "compute-sanitizer not found"))
+                    jobs.append(("skip", src, None, "compute-sanitizer not found", exe))
                 else:
                     cmd = ["compute-sanitizer", "--tool", tool, "--error-exitcode", "42"]
                     if tool == "racecheck":
                         cmd += ["--racecheck-report", "hazard"]
-                    jobs.append(("wrong", src, cmd + [exe] + args, 42))
+                    jobs.append(("wrong", src, cmd + [exe] + args, 42, exe))
             elif tool == "none":
-                jobs.append(("built", src, None, None))
+                jobs.append(("built", src, None, None, exe))
             else:
-                jobs.append(("bad-tag", src, None, None))
+                jobs.append(("bad-tag", src, None, None, exe))
     for src, exe in programs(build, "exercise"):
-        jobs.append(("exercise", src, [exe, "--test", "--quick"], 0 if grade else 1))
+        jobs.append(("exercise", src, [exe, "--test", "--quick"], 0 if grade else 1, exe))
     return jobs
 
 
 def run_gpu_job(build, job):
-    kind, src, cmd, want = job
+    kind, src, cmd, want, exe = job
     if kind == "bad-tag":
         report("FAIL", f"gpu {src}", "wrong/ program without a valid '// CAUGHT-BY:' line")
         return
@@ -258,10 +258,9 @@ def run_gpu_job(build, job):
         report("SKIP", f"gpu {src}", want)
         return
     if kind == "built":
-        ok = os.path.exists(os.path.join(build, src[:-3]))
-        report("PASS" if ok else "FAIL", f"build {src} (performance pitfall, not run)")
+        report("PASS" if os.path.exists(exe) else "FAIL", f"build {src} (performance pitfall, not run)")
         return
-    if not os.path.exists(cmd[-1] if kind == "version" else [c for c in cmd if c.startswith(build)][0]):
+    if not os.path.exists(exe):
         report("FAIL", f"gpu {src}", "program missing: did make fail?")
         return
     start = time.time()
@@ -322,7 +321,7 @@ def main():
         has_gpu, why = gpu_present(build)
         jobs = gpu_jobs(build, args.quick, args.grade, shutil.which("compute-sanitizer") is not None)
         if not has_gpu:
-            for kind, src, cmd, want in jobs:
+            for kind, src, cmd, want, exe in jobs:
                 report("SKIP", f"gpu {src}", f"no GPU ({why})")
             if not args.grade:
                 report("SKIP", "gpu extras (.npy end to end, memory refusal)", f"no GPU ({why})")
