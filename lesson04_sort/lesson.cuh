@@ -63,7 +63,8 @@ struct Sorter {
 //   -inf -> 0, ..., -0.0 -> 0x7F800000, +0.0 -> 0x7F800001, ..., +inf -> 0xFF000001,
 //   +NaNs -> 0xFF000002..0xFF800000, -NaNs -> 0xFF800001..0xFFFFFFFF.
 // Both steps are bijections, so the map is one: sorting the codes and mapping back restores every
-// original bit pattern (NaN payloads and -0.0 included). Among NaNs the order is by payload.
+// original bit pattern (NaN payloads and -0.0 included). Among NaNs: +NaNs by increasing payload,
+// then -NaNs by decreasing payload (the negative side is flipped), e.g. 0xFFFFFFFF < 0xFF800001.
 __host__ __device__ inline uint32_t float_to_ordered(uint32_t bits) {
     uint32_t flipped = (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
     return flipped - 0x7FFFFFu;
