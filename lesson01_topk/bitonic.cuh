@@ -30,6 +30,22 @@ __device__ inline void block_sort_desc(uint64_t* s, int m) {
     }
 }
 
+// s[0..m) is bitonic (rises then falls, or falls then rises): sorts it descending in log2(m)
+// steps. Used after "take the larger of a[e] and b[m-1-e]" of two descending lists, which leaves
+// the top m of both as a bitonic sequence (Shanbhag et al.'s merge-and-keep-the-top-half).
+__device__ inline void block_merge_desc(uint64_t* s, int m) {
+    for (int stride = m / 2; stride > 0; stride /= 2) {
+        for (int i = threadIdx.x; i < m; i += blockDim.x) {
+            int j = i ^ stride;
+            if (j > i) {
+                uint64_t a = s[i], b = s[j];
+                if (a < b) { s[i] = b; s[j] = a; }
+            }
+        }
+        __syncthreads();
+    }
+}
+
 // Warp-wide: each of the 32 lanes holds one value; after warp_sort_desc lane 0 has the largest.
 __device__ __forceinline__ uint64_t cmp_swap_lane(uint64_t x, int stride, bool keep_max) {
     uint64_t y = __shfl_xor_sync(0xFFFFFFFFu, x, stride);
