@@ -1,0 +1,154 @@
+// exercises/radix_stable_scatter — give every key of a tile its STABLE rank by digit, the heart
+// of one multi-bit radix pass.
+//
+// The program is 07_radix_multibit's pass (count digits per tile, one global scan, rank, stage in
+// shared memory, coalesced scatter), with the tile-local ranking cut out: `stable_rank` below
+// gives every key rank 0, so the tile collapses onto one slot and the checker fails every case
+// beyond one key until you write it.
+//
+// TODO: fill rank[j] for each of this thread's kItems keys:
+//   rank = (number of keys in the tile with a smaller digit)
+//        + (number of keys with the SAME digit at a smaller element index)
+// The element index of item j of lane l in warp w is w*32*kItems + j*32 + l (warp-striped, so
+// walking "item j, then lane" inside a warp is index order). Ranks must be a permutation of
+// 0..kTile-1: padding keys past n have the largest digit and the largest indices, so they rank last
+// on their own.
+// Hints:
+//  * Per warp, per item j: __match_any_sync(0xFFFFFFFF, digit[j]) returns the lanes holding the
+//    same digit; __popc(peers & ((1u << lane) - 1)) of them come before this lane.
+//  * Keep a counter per (warp, digit) in shared memory (s.warp_count[warp][digit], zero it
+//    first): all peers read it, __syncwarp(), the lowest peer adds __popc(peers), __syncwarp().
+//    Warps never touch each other's counters, so no atomics are needed.
+//  * Then per digit (thread t handles digit t, the block has 256 threads): an exclusive scan over
+//    the warps of their counts (warp order is index order), and a block-wide exclusive scan of
+//    the digit totals (scan::block_exclusive_scan) gives each digit's start in the tile.
+//  * rank = digit start + earlier warps' count of the digit + rank inside the warp.
+//  * Why not rank = atomicAdd(&count[digit], 1)? See wrong/unstable_digit_pass.cu.
+// Check:  make grade   (or  ./radix_stable_scatter --test --quick : exit 0 once done; the pairs
+//         cases check stability)
+// Solution: radix.cuh, TileRank::warp_ranks and TileRank::finish (used by 07 and 08).
+#include "../../lesson02_scan/scan.cuh"
+#include "../radix.cuh"
+
+namespace {
+
+constexpr int kBlock = 256, kItems = 15;
+constexpr int kWarps = kBlock / 32, kTile = kBlock * kItems;
+
+struct RankStorage {
+    uint32_t warp_count[kWarps][radix::kDigits];
+    uint32_t digit_start[radix::kDigits];
+    uint32_t scan_tmp[kWarps];
+};
+
+// Every thread of the block calls this (it may contain __syncthreads()).
+__device__ void stable_rank(const uint32_t (&digit)[kItems], uint32_t (&rank)[kItems], RankStorage& s) {
+    (void)digit; (void)s;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) rank[j] = 0;   // TODO: the stable rank (see the header)
+}
+
+// --- given: the rest of a pass (as in 07) ------------------------------------------------------
+
+template <class K, class U, bool kFirst>
+__global__ void __launch_bounds__(kBlock) count_digits(const void* src, size_t n, int shift, uint32_t* counts, size_t tiles) {
+    __shared__ uint32_t hist[radix::kDigits];
+    hist[threadIdx.x] = 0;
+    __syncthreads();
+    const size_t tile_base = size_t(blockIdx.x) * kTile;
+    U code[kItems];
+    radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code);
+    const size_t warp_base = tile_base + size_t(threadIdx.x >> 5) * 32 * kItems;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j)
+        if (warp_base + size_t(j) * 32 + (threadIdx.x & 31) < n) atomicAdd(&hist[radix::digit_of(code[j], shift)], 1u);
+    __syncthreads();
+    counts[size_t(threadIdx.x) * tiles + blockIdx.x] = hist[threadIdx.x];
+}
+
+template <class K, class U, bool kFirst, bool kLast, bool kPairs>
+__global__ void __launch_bounds__(kBlock)
+scatter_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
+             const uint32_t* offsets, size_t tiles) {
+    __shared__ RankStorage storage;
+    __shared__ U s_codes[kTile];
+    __shared__ uint32_t s_vals[kPairs ? kTile : 1];
+    __shared__ long long s_offset[radix::kDigits];
+    __shared__ uint32_t s_hist[radix::kDigits];
+    const size_t tile_base = size_t(blockIdx.x) * kTile;
+    const uint32_t valid = n - tile_base < size_t(kTile) ? uint32_t(n - tile_base) : uint32_t(kTile);
+    U code[kItems];
+    uint32_t digit[kItems], rank[kItems];
+    radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code);
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) digit[j] = radix::digit_of(code[j], shift);
+    // The digit starts in the tile, computed independently of your ranks (a plain histogram), so
+    // the scatter's offsets are right whatever stable_rank does.
+    s_hist[threadIdx.x] = 0;
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) atomicAdd(&s_hist[digit[j]], 1u);
+    __syncthreads();
+    uint32_t all = 0;
+    uint32_t start = scan::block_exclusive_scan<kBlock>(s_hist[threadIdx.x], 0u, all, storage.scan_tmp);
+    s_offset[threadIdx.x] = (long long)offsets[size_t(threadIdx.x) * tiles + blockIdx.x] - (long long)start;
+    __syncthreads();
+
+    stable_rank(digit, rank, storage);
+
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) s_codes[rank[j] % kTile] = code[j];
+    if constexpr (kPairs) {
+        uint32_t val[kItems];
+        radix::load_values<kItems>(vsrc, n, tile_base, val);
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) s_vals[rank[j] % kTile] = val[j];
+    }
+    __syncthreads();
+    // The scatter of radix.cuh, plus a bounds check: with wrong ranks, slots of s_codes hold
+    // leftovers whose digits would send them anywhere (07 needs no check: its ranks are right).
+    for (uint32_t i = threadIdx.x; i < valid; i += kBlock) {
+        U c = s_codes[i];
+        size_t pos = size_t(s_offset[radix::digit_of(c, shift)] + (long long)i);
+        if (pos >= n) continue;
+        if constexpr (kLast) static_cast<K*>(dst)[pos] = sorting::Ordered<K>::from(c);
+        else static_cast<U*>(dst)[pos] = c;
+        if constexpr (kPairs) vdst[pos] = s_vals[i];
+    }
+}
+
+template <class K, class U, bool kFirst, bool kLast, bool kPairs>
+void one_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift) {
+    const size_t tiles = (n + kTile - 1) / kTile;
+    const unsigned grid = course::blocks_for(n, kTile);
+    uint32_t* counts = course::scratch_as<uint32_t>(3, tiles * radix::kDigits);
+    uint32_t* offsets = course::scratch_as<uint32_t>(4, tiles * radix::kDigits);
+    count_digits<K, U, kFirst><<<grid, kBlock>>>(src, n, shift, counts, tiles);
+    CUDA_CHECK_LAST();
+    scan::device_scan(counts, offsets, tiles * radix::kDigits, scan::Kind::exclusive);
+    scatter_pass<K, U, kFirst, kLast, kPairs><<<grid, kBlock>>>(src, dst, vsrc, vdst, n, shift, offsets, tiles);
+    CUDA_CHECK_LAST();
+}
+
+template <bool kPairs>
+void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout, size_t n) {
+    if (n == 0) return;
+    uint32_t* tmp = course::scratch_as<uint32_t>(1, n);
+    uint32_t* vtmp = kPairs ? course::scratch_as<uint32_t>(2, n) : nullptr;
+    one_pass<uint32_t, uint32_t, true, false, kPairs>(in, tmp, vin, vtmp, n, 0);
+    one_pass<uint32_t, uint32_t, false, false, kPairs>(tmp, out, vtmp, vout, n, 8);
+    one_pass<uint32_t, uint32_t, false, false, kPairs>(out, tmp, vout, vtmp, n, 16);
+    one_pass<uint32_t, uint32_t, false, true, kPairs>(tmp, out, vtmp, vout, n, 24);
+}
+
+void keys_fn(const uint32_t* in, uint32_t* out, size_t n) { sort<false>(in, out, nullptr, nullptr, n); }
+void pairs_fn(const uint32_t* ki, const uint32_t* vi, uint32_t* ko, uint32_t* vo, size_t n) { sort<true>(ki, ko, vi, vo, n); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    sorting::Sorter s;
+    s.u32 = keys_fn;
+    s.pairs = pairs_fn;
+    return sorting::run_lesson(argc, argv, "radix_stable_scatter", s);
+}
