@@ -36,6 +36,27 @@ struct Insert {
     }
 };
 
+// The merge tree: in each round the lower half of the live lists absorbs the upper half, by
+// inserting the other list's elements one by one (the seed's way: O(k) per insertion). The other
+// list is sorted, so the first element that does not fit ends the merge. lists is [k][blockDim.x];
+// afterwards column 0 holds the block's top k. Contains barriers: call from every thread.
+template <class Ins = Insert>
+__device__ inline void merge_tree(uint64_t* lists, int k) {
+    const int stride = blockDim.x, t = threadIdx.x;
+    uint64_t* mine = lists + t;
+    for (int half = stride / 2; half > 0; half /= 2) {
+        if (t < half) {
+            const uint64_t* other = lists + t + half;
+            for (int j = 0; j < k; ++j) {
+                uint64_t x = other[j * stride];
+                if (x <= mine[(k - 1) * stride]) break;
+                Ins::apply(mine, stride, k, x);
+            }
+        }
+        __syncthreads();                                // the round is finished before the next reads it
+    }
+}
+
 // One pass: m elements (the input, turned into packed keys, or packed candidates from an earlier
 // pass) -> one list of k per block, written to out[blockIdx.x * k .. + k).
 template <class T, bool kFromInput, class Ins = Insert>
@@ -54,20 +75,7 @@ __global__ void insertion_pass(const T* __restrict__ in, const uint64_t* __restr
         floor = mine[(k - 1) * stride];
     }
     __syncthreads();
-    // The merge tree: in each round the lower half of the live lists absorbs the upper half, by
-    // inserting the other list's elements one by one (the seed's way: O(k) per insertion). The
-    // other list is sorted, so the first element that does not fit ends the merge.
-    for (int half = stride / 2; half > 0; half /= 2) {
-        if (t < half) {
-            const uint64_t* other = lists + t + half;
-            for (int j = 0; j < k; ++j) {
-                uint64_t x = other[j * stride];
-                if (x <= mine[(k - 1) * stride]) break;
-                Ins::apply(mine, stride, k, x);
-            }
-        }
-        __syncthreads();                                // the round is finished before the next reads it
-    }
+    merge_tree<Ins>(lists, k);
     // List 0 is the block's answer: all threads copy it out (the seed had thread 0 do it alone).
     for (int j = t; j < k; j += stride) out[blockIdx.x * size_t(k) + j] = lists[j * stride];
 }
