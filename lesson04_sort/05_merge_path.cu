@@ -107,9 +107,20 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         __syncthreads();
         pad_key = sorting::Ordered<K>::from(typename sorting::Ordered<K>::U(s_max));
     }
-    for (int x = tid; x < TILE; x += BLOCK) {     // coalesced loads
-        sk[pad(x)] = x < count ? kin[base + x] : pad_key;
-        if constexpr (kPairs) sv[pad(x)] = x < count ? vin[base + x] : 0u;
+    {
+        K lk[kItems];                                 // coalesced loads, all in flight at once
+        uint32_t lv[kItems];
+#pragma unroll
+        for (int it = 0; it < kItems; ++it) {
+            const int x = tid + it * BLOCK;
+            lk[it] = x < count ? kin[base + x] : pad_key;
+            if constexpr (kPairs) lv[it] = x < count ? vin[base + x] : 0u;
+        }
+#pragma unroll
+        for (int it = 0; it < kItems; ++it) {
+            sk[pad(tid + it * BLOCK)] = lk[it];
+            if constexpr (kPairs) sv[pad(tid + it * BLOCK)] = lv[it];
+        }
     }
     __syncthreads();
 
@@ -195,9 +206,28 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
     const int na = int(ac1 - ac0), nb = int((d1 - ac1) - (d0 - ac0)), total = na + nb;
     const K* a_src = ksrc + a0 + ac0;
     const K* b_src = ksrc + b0 + (d0 - ac0);
-    for (int x = tid; x < total; x += kBlock) {               // two coalesced streams
-        sk[pad(x)] = x < na ? a_src[x] : b_src[x - na];
-        if constexpr (kPairs) sv[pad(x)] = x < na ? vsrc[a0 + ac0 + x] : vsrc[b0 + (d0 - ac0) + (x - na)];
+    {
+        // Two coalesced streams (A piece, then B piece). All 16 loads of a thread are issued before
+        // the first store to shared memory: 16 requests in flight per thread, not 1, which is
+        // what it takes to keep HBM busy.
+        K lk[kItems];
+        uint32_t lv[kItems];
+#pragma unroll
+        for (int it = 0; it < kItems; ++it) {
+            const int x = tid + it * kBlock;
+            if (x < total) {
+                lk[it] = x < na ? a_src[x] : b_src[x - na];
+                if constexpr (kPairs) lv[it] = x < na ? vsrc[a0 + ac0 + x] : vsrc[b0 + (d0 - ac0) + (x - na)];
+            }
+        }
+#pragma unroll
+        for (int it = 0; it < kItems; ++it) {
+            const int x = tid + it * kBlock;
+            if (x < total) {
+                sk[pad(x)] = lk[it];
+                if constexpr (kPairs) sv[pad(x)] = lv[it];
+            }
+        }
     }
     __syncthreads();
 

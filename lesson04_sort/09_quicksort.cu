@@ -103,6 +103,13 @@ __global__ void __launch_bounds__(1024) fallback_sort(const K* src, K* out, size
 template <class K>
 __global__ void split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d);
 
+// A device launch that fails (e.g. the pending-launch buffer is full) loses that part of the sort
+// silently: the checker would only see poisoned keys. Say why, once per failure, on stdout.
+__device__ __forceinline__ void report_launch(const char* what) {
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) printf("09_quicksort: device launch of %s failed: %s\n", what, cudaGetErrorString(err));
+}
+
 // Sort keys [lo, hi) that now live in `src`; the result goes to c.out. Called by one thread.
 template <class K>
 __device__ void launch_segment(const K* src, Ctx<K> c, size_t lo, size_t hi, int depth) {
@@ -111,16 +118,19 @@ __device__ void launch_segment(const K* src, Ctx<K> c, size_t lo, size_t hi, int
     if (m == 1) { c.out[lo] = src[lo]; return; }
     if (m <= size_t(kLeaf)) {
         leaf_sort<K><<<1, kLeafBlock, 0, cudaStreamFireAndForget>>>(src + lo, c.out + lo, int(m));
+        report_launch("leaf_sort");
         return;
     }
     unsigned slot = depth < kMaxDepth ? atomicAdd(c.pool_next, 1u) : c.pool_size;
     if (slot >= c.pool_size) {   // too deep (or, impossibly, out of counters): no more recursion
         fallback_sort<K><<<1, 1024, 0, cudaStreamFireAndForget>>>(src + lo, c.out + lo, m);
+        report_launch("fallback_sort");
         return;
     }
     K* dst = src == c.tmp ? c.out : c.tmp;   // ping-pong between the two buffers
     split<K><<<unsigned((m + kChunk - 1) / kChunk), kBlock, 0, cudaStreamFireAndForget>>>(
         src, dst, c, lo, hi, depth, c.pool + slot);
+    report_launch("split");
 }
 
 template <class K>
@@ -200,6 +210,7 @@ split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d)
             if (n_eq > 0) {
                 unsigned grid = unsigned(min((n_eq + 4095) / 4096, size_t(4096)));
                 fill<K><<<grid, 256, 0, cudaStreamFireAndForget>>>(c.out + lo + n_lt, n_eq, pivot);
+                report_launch("fill");
             }
             launch_segment<K>(dst, c, lo, lo + n_lt, depth + 1);
             launch_segment<K>(dst, c, hi - n_gt, hi, depth + 1);
