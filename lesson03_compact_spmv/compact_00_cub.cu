@@ -23,7 +23,5 @@ void compact_cub(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t 
 }
 
 int main(int argc, char** argv) {
-    compact::Limits lim;
-    lim.huge_test = true;
-    return compact::run_lesson(argc, argv, "compact_00_cub", compact_cub, lim);
+    return compact::run_lesson(argc, argv, "compact_00_cub", compact_cub);
 }
