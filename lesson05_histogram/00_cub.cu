@@ -2,9 +2,10 @@
 //
 // CUB counts each block's samples into a private histogram and adds the block histograms into
 // the output. For bytes (256 bins) the private histograms live in shared memory (shared atomics,
-// with runs of equal neighbouring samples merged into one atomic). Above its shared-memory bin
-// limit CUB keeps each block's private histogram in global memory, so every sample becomes a
-// global atomic: that is where later versions of this lesson pull ahead. For integer keys CUB
+// with runs of equal neighbouring samples merged into one atomic where its tuning enables it).
+// Above 256 bins (MAX_PRIVATIZED_SMEM_BINS in its dispatch) CUB keeps each block's private
+// histogram in global memory, so every sample becomes a global atomic: that is where later
+// versions of this lesson pull ahead. For integer keys CUB
 // computes the bin exactly, (key - lo) * bins / (hi - lo), with a 64-bit division per sample.
 // It zeroes the output itself (an init kernel), so nothing is added here.
 //

@@ -320,7 +320,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Support s) {
     def.cli.program = version;
     def.cli.summary = "histogram: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins over [--lo, --hi) (--type uint32)";
     def.cli.dists = dists();
-    def.cli.dtypes = {"uint8", "uint32"};
+    // The first type is the default: bytes, unless the version only does keys.
+    def.cli.dtypes = s.bytes ? std::vector<std::string>{"uint8", "uint32"} : std::vector<std::string>{"uint32", "uint8"};
     def.cli.param_name = "bins";
     def.cli.param_default = 256;
     def.cli.param_min = 1;
