@@ -408,8 +408,10 @@ inline std::vector<std::string> offered_types(const Sorter& s) {
     return t;
 }
 
-// The battery: every offered type on every shape at the awkward sizes up to 2^20; 2^24 for a few
-// shapes per type; 2^28 uniform uint32 keys and pairs only (the headline size). --quick stops at 2^20.
+// The battery: every offered type on every shape at the awkward sizes up to 65537; the larger
+// sizes (about 10^6, 2^20) on the shapes that stress a sort differently (duplicates, one varying
+// byte, float specials); 2^24 for a few shapes per type; 2^28 uniform uint32 keys and pairs only
+// (the headline size). --quick stops at 2^20 and keeps the large sizes to uniform and few.
 inline std::vector<course::Case> battery(const Sorter& s, const course::Options& o) {
     std::vector<course::Case> cases;
     std::vector<std::string> types = offered_types(s);
@@ -427,6 +429,10 @@ inline std::vector<course::Case> battery(const Sorter& s, const course::Options&
                 shapes = {"uniform"};
                 if (t == "uint32" || t == "pairs") shapes.push_back("zipf");
                 if (t == "float32") shapes.push_back("specials");
+            } else if (n > 65537) {
+                if (o.quick) shapes = {"uniform", "few"};
+                else shapes = {"uniform", "few", "zipf", "highbyte", "lowbits", "reversed"};
+                if (t == "float32" || t == "int32") shapes.push_back("specials");
             } else {
                 shapes = dists();
             }
