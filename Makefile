@@ -55,7 +55,7 @@ host-tests: $(HOST_TESTS)
 define lesson_target
 lesson$(1): $$(filter $(BUILD)/$(2)/%,$$(PROGRAMS))
 	@rm -f $(BUILD)/$(2).summary.csv
-	@for p in $$(sort $$(filter-out %.d,$$(wildcard $(BUILD)/$(2)/[0-9]*))); do \
+	@for p in $$(patsubst %.cu,$(BUILD)/%,$$(sort $$(wildcard $(2)/*.cu))); do \
 	  $$$$p --csv $(BUILD)/$(2).summary.csv || true; done
 	@$(PYTHON) plot.py --summary $(BUILD)/$(2).summary.csv
 endef
@@ -78,7 +78,7 @@ bench-run:
 	@gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \
 	if [ -z "$$gpu" ]; then echo "make bench needs a GPU (nvidia-smi found none)"; exit 77; fi; \
 	mkdir -p results; out=results/$$gpu.csv; tmp=$(BUILD)/bench.csv; rm -f $$tmp; \
-	for l in $(LESSONS); do for p in $$(ls $(BUILD)/$$l/[0-9]* 2>/dev/null | grep -v '\.d$$' | sort); do \
+	for l in $(LESSONS); do for src in $$l/*.cu; do p=$(BUILD)/$${src%.cu}; \
 	  echo "== $$p"; $$p --sweep --csv $$tmp || echo "!! $$p exited $$?"; done; done; \
 	$(PYTHON) plot.py --merge $$tmp --into $$out && echo "results in $$out"
 
