@@ -78,7 +78,7 @@ void bitonic_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, u
         m = blocks * k2;
         cur = 1 - cur;
     }
-    topk::write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, buf[cur], k, d_vals, d_idx);
+    topk::write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, n, buf[cur], k, d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 

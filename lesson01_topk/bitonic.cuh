@@ -74,7 +74,7 @@ constexpr size_t kSmallSortMax = 4096;
 
 template <class T>
 __global__ void __launch_bounds__(1024)
-sort_small_and_write(const T* __restrict__ in, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ idx,
+sort_small_and_write(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ idx,
                      int k, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ uint64_t s[kSmallSortMax];
     int m = 1;
@@ -85,7 +85,7 @@ sort_small_and_write(const T* __restrict__ in, const uint32_t* __restrict__ keys
     for (int j = threadIdx.x; j < k; j += blockDim.x) {
         uint32_t i = packed_index(s[j]);
         out_idx[j] = i;
-        out_vals[j] = in[i];
+        if (i < n) out_vals[j] = in[i];           // never read outside the input, even for a broken version
     }
 }
 

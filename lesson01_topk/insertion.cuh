@@ -98,7 +98,7 @@ void two_pass(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint3
     uint64_t* best = course::scratch_as<uint64_t>(1, k);
     size_t m = run_pass<T, true, Ins>(d_in, nullptr, n, k, smallest, cand, grid1);
     run_pass<T, false, Ins>(d_in, cand, m, k, smallest, best, 1);
-    write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, best, k, d_vals, d_idx);
+    write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, n, best, k, d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 

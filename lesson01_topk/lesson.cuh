@@ -82,14 +82,16 @@ constexpr uint64_t kEmpty = 0;
 
 // Writes out_vals[j] = in[idx] and out_idx[j] = idx for the packed results best[0..k) (already in
 // output order). Gathering the value from the input keeps its exact bits (-0.0, NaN payloads).
+// An index >= n (an empty slot left by a broken version) is written as is and its value is not
+// read, so the checker reports it instead of the kernel faulting.
 template <class T>
-__global__ void write_packed(const T* __restrict__ in, const uint64_t* __restrict__ best, size_t k,
+__global__ void write_packed(const T* __restrict__ in, size_t n, const uint64_t* __restrict__ best, size_t k,
                              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (j >= k) return;
     uint32_t i = packed_index(best[j]);
     out_idx[j] = i;
-    out_vals[j] = in[i];
+    if (i < n) out_vals[j] = in[i];
 }
 
 // ---- inputs -------------------------------------------------------------------------------------

@@ -268,7 +268,7 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
             st->src_count = ok ? buffered : 0;
         } else if (write_buf) {
             st->src = 1 + L;
-            st->src_count = __ldcg(&st->buf_count[L]);
+            st->src_count = min(__ldcg(&st->buf_count[L]), bufs.cap);   // (always <= cap when right)
         }
         st->write_buf = next == kContinue && c.count <= bufs.cap;
     }
@@ -319,12 +319,12 @@ sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
 // Turns the k unordered results into the output: one block sorts them when k <= 4096, otherwise
 // CUB's radix sort (on the k pairs only) and a gather.
 template <class T>
-__global__ void gather_sorted(const T* __restrict__ in, const uint32_t* __restrict__ idx, size_t k,
+__global__ void gather_sorted(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ idx, size_t k,
                               T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (j >= k) return;
     out_idx[j] = idx[j];
-    out_vals[j] = in[idx[j]];
+    if (idx[j] < n) out_vals[j] = in[idx[j]];
 }
 
 inline unsigned pass_grid(size_t n) {
@@ -359,7 +359,7 @@ void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
     select_pass<T, 3, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
     CUDA_CHECK_LAST();
     if (k <= kSmallSortMax) {
-        sort_small_and_write<<<1, 1024>>>(d_in, out_keys, out_idx, int(k), d_vals, d_idx);
+        sort_small_and_write<<<1, 1024>>>(d_in, n, out_keys, out_idx, int(k), d_vals, d_idx);
         CUDA_CHECK_LAST();
     } else {
         uint32_t* sk = course::scratch_as<uint32_t>(4, k);
@@ -369,7 +369,7 @@ void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
         void* temp = course::scratch(6, bytes);
         CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, bytes, out_keys, sk, out_idx, si, int(k)));
         CUDA_CHECK_LAST();
-        gather_sorted<<<course::blocks_for(k, 256), 256>>>(d_in, si, k, d_vals, d_idx);
+        gather_sorted<<<course::blocks_for(k, 256), 256>>>(d_in, n, si, k, d_vals, d_idx);
         CUDA_CHECK_LAST();
     }
 }

@@ -123,7 +123,7 @@ void run(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* 
         m = warps * list;
         cur = 1 - cur;
     }
-    topk::write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, buf[cur], k, d_vals, d_idx);
+    topk::write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, n, buf[cur], k, d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 

@@ -39,7 +39,7 @@ void local_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
     local_list_pass<<<grid, block, size_t(block) * k * sizeof(uint64_t)>>>(d_in, n, int(k), smallest, cand);
     CUDA_CHECK_LAST();
     insertion::run_pass<T, false>(d_in, cand, size_t(grid) * k, k, smallest, best, 1);
-    write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, best, k, d_vals, d_idx);
+    write_packed<<<course::blocks_for(k, 256), 256>>>(d_in, n, best, k, d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 
