@@ -330,8 +330,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.cli.param_min = 1;
     def.cli.param_max = 1 << 20;
     def.cli.n_default = uint64_t(1) << 22;
-    def.cli.extras = {{"gen", true, "NAME  matrix family (same as --dist): " + course::join(families())},
-                      {"matrix", true, "F.mtx  Matrix Market file (coordinate real/integer/pattern, general/symmetric)"}};
+    def.cli.extras = {{"gen", true, "matrix family, same as --dist: " + course::join(families())},
+                      {"matrix", true, "Matrix Market file F.mtx (coordinate real/integer/pattern, general/symmetric)"}};
     def.validate = [](const course::Options& o) {
         if (!o.input.empty()) throw course::UsageError("--input is not supported for SpMV: give a matrix with --matrix F.mtx");
         if (o.has("matrix")) {
