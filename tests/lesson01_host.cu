@@ -1,0 +1,258 @@
+// tests/lesson01_host.cu — host-only tests of lesson01_topk (no GPU, no CUDA runtime calls):
+// the order-preserving keys, the CPU reference against brute force, the input shapes, the checker
+// (it must accept every right answer, whatever the tie choice, and reject planted wrong ones), and
+// the battery's rules. Prints PASS/FAIL per test and 'N passed, N failed'; exit 1 if any failed.
+#include <cstdio>
+#include <functional>
+#include <numeric>
+#include <set>
+
+#include "../lesson01_topk/lesson.cuh"
+
+static int g_pass = 0, g_fail = 0;
+static void report(const std::string& name, bool ok, const std::string& why = "") {
+    if (ok) { std::printf("PASS %s\n", name.c_str()); ++g_pass; }
+    else { std::printf("FAIL %s: %s\n", name.c_str(), why.c_str()); ++g_fail; }
+}
+
+static float fbits(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
+
+// A right answer by brute force: indices sorted by key (descending), ties by index or reversed.
+template <class T>
+static void brute(const std::vector<T>& in, size_t k, bool smallest, bool ties_reversed, std::vector<T>& vals,
+                  std::vector<uint32_t>& idx) {
+    std::vector<uint32_t> order(in.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        uint32_t ka = topk::to_key(in[a], smallest), kb = topk::to_key(in[b], smallest);
+        if (ka != kb) return ka > kb;
+        return ties_reversed ? a > b : a < b;
+    });
+    idx.assign(order.begin(), order.begin() + k);
+    vals.resize(k);
+    for (size_t j = 0; j < k; ++j) vals[j] = in[idx[j]];
+}
+
+template <class T>
+static course::CheckResult run_check(const std::vector<T>& in, size_t k, bool smallest, const std::vector<T>& vals,
+                                     const std::vector<uint32_t>& idx) {
+    auto keys = topk::keys_of(in, smallest);
+    auto ref = topk::reference(keys, k);
+    return topk::check_topk(in, keys, ref, k, smallest, vals.data(), idx.data());
+}
+
+static void test_keys() {
+    // torch's order, smallest first; groups of equal values share a key.
+    std::vector<std::vector<uint32_t>> groups = {
+        {0xFF800000u},                       // -inf
+        {0xFF7FFFFFu},                       // -FLT_MAX
+        {0xBF800000u},                       // -1
+        {0x80800000u},                       // -FLT_MIN
+        {0x80000001u},                       // -denorm_min
+        {0x80000000u, 0x00000000u},          // -0.0 == +0.0
+        {0x00000001u},                       // denorm_min
+        {0x3F800000u},                       // 1
+        {0x7F7FFFFFu},                       // FLT_MAX
+        {0x7F800000u},                       // +inf
+        {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFFFFFFFFu},   // every NaN, above +inf
+    };
+    bool ok = true;
+    std::string why;
+    for (bool smallest : {false, true}) {
+        for (size_t g = 0; g < groups.size(); ++g) {
+            uint32_t first = topk::to_key(fbits(groups[g][0]), smallest);
+            for (uint32_t b : groups[g])
+                if (topk::to_key(fbits(b), smallest) != first) { ok = false; why = "group " + std::to_string(g) + " not equal"; }
+            if (g > 0) {
+                uint32_t prev = topk::to_key(fbits(groups[g - 1][0]), smallest);
+                if (smallest ? !(first < prev) : !(first > prev)) { ok = false; why = "group " + std::to_string(g) + " out of order"; }
+            }
+        }
+    }
+    report("keys_float_order_nan_zero", ok, why);
+    std::vector<int32_t> iv = {INT32_MIN, INT32_MIN + 1, -2, -1, 0, 1, INT32_MAX - 1, INT32_MAX};
+    ok = true;
+    for (size_t i = 1; i < iv.size(); ++i) ok &= topk::to_key(iv[i], false) > topk::to_key(iv[i - 1], false) &&
+                                             topk::to_key(iv[i], true) < topk::to_key(iv[i - 1], true);
+    report("keys_int32_order", ok, "not monotonic");
+    std::vector<uint32_t> uv = {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+    ok = true;
+    for (size_t i = 1; i < uv.size(); ++i) ok &= topk::to_key(uv[i], false) > topk::to_key(uv[i - 1], false);
+    report("keys_uint32_order", ok, "not monotonic");
+    ok = topk::pack(0, 0) > topk::kEmpty && topk::pack(5, 3) > topk::pack(5, 4) && topk::pack(6, 9) > topk::pack(5, 0) &&
+         topk::packed_index(topk::pack(123, 456)) == 456;
+    report("pack_order_and_empty", ok, "packed order wrong");
+}
+
+template <class T>
+static void test_reference_vs_brute() {
+    std::string name = std::string("reference_vs_brute_") + course::TypeName<T>::get();
+    for (auto& d : topk::dists()) {
+        for (size_t n : {1, 2, 5, 33, 1000, 4097}) {
+            auto in = topk::make_input<T>(n, d, 7 + n);
+            for (bool smallest : {false, true}) {
+                auto keys = topk::keys_of(in, smallest);
+                std::vector<uint32_t> sorted = keys;
+                std::sort(sorted.begin(), sorted.end(), std::greater<uint32_t>());
+                for (size_t k : {size_t(1), size_t(2), n / 2, n - 1, n}) {
+                    if (k < 1 || k > n) continue;
+                    auto r = topk::reference(keys, k);
+                    size_t greater = std::count_if(keys.begin(), keys.end(), [&](uint32_t x) { return x > sorted[k - 1]; });
+                    if (r.kth != sorted[k - 1] || r.greater != greater) {
+                        report(name, false, d + " n=" + std::to_string(n) + " k=" + std::to_string(k) + " mismatch");
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    // The chunked path (many threads, small k) on a larger input.
+    auto in = topk::make_input<T>(300000, "dupes", 3);
+    auto keys = topk::keys_of(in, false);
+    std::vector<uint32_t> sorted = keys;
+    std::sort(sorted.begin(), sorted.end(), std::greater<uint32_t>());
+    for (size_t k : {1, 100, 2048, 5000}) {
+        auto r = topk::reference(keys, k);
+        if (r.kth != sorted[k - 1]) { report(name, false, "chunked path k=" + std::to_string(k)); return; }
+    }
+    report(name, true);
+}
+
+static void test_shapes() {
+    auto f = topk::make_input<float>(100000, "topbits", 1);
+    report("shape_topbits_in_1_2", std::all_of(f.begin(), f.end(), [](float x) { return x >= 1.0f && x < 2.0f; }), "out of [1,2)");
+    auto ti = topk::make_input<uint32_t>(100000, "topbits", 1);
+    report("shape_topbits_uint_share_9_bits", std::all_of(ti.begin(), ti.end(), [](uint32_t x) { return (x >> 23) == 0x7Fu; }),
+           "top bits differ");
+    auto ng = topk::make_input<float>(100000, "negatives", 1);
+    auto ni = topk::make_input<int32_t>(100000, "negatives", 1);
+    report("shape_negatives", std::all_of(ng.begin(), ng.end(), [](float x) { return x < 0; }) &&
+                              std::all_of(ni.begin(), ni.end(), [](int32_t x) { return x < 0; }), "non-negative value");
+    auto dp = topk::make_input<float>(100000, "dupes", 1);
+    std::set<float> distinct(dp.begin(), dp.end());
+    report("shape_dupes_64_levels", distinct.size() <= 64 && distinct.size() >= 60, std::to_string(distinct.size()) + " distinct");
+    auto sp = topk::make_input<float>(100000, "specials", 1);
+    size_t nan = 0, pinf = 0, ninf = 0, nzero = 0;
+    for (float x : sp) {
+        uint32_t b = topk::float_bits(x);
+        nan += std::isnan(x);
+        pinf += b == 0x7F800000u;
+        ninf += b == 0xFF800000u;
+        nzero += b == 0x80000000u;
+    }
+    report("shape_specials", nan > 1000 && pinf > 1000 && ninf > 1000 && nzero > 1000, "missing NaN/inf/-0");
+    auto a = topk::make_input<float>(5000, "uniform", 9), b = topk::make_input<float>(5000, "uniform", 9);
+    report("shape_reproducible", std::memcmp(a.data(), b.data(), a.size() * 4) == 0, "same seed, different input");
+}
+
+template <class T>
+static void expect_reject(const std::string& name, const std::vector<T>& in, size_t k, bool smallest,
+                          std::vector<T> vals, std::vector<uint32_t> idx,
+                          const std::function<void(std::vector<T>&, std::vector<uint32_t>&)>& plant) {
+    plant(vals, idx);
+    auto r = run_check(in, k, smallest, vals, idx);
+    report(name, !r.ok, "planted error accepted");
+    if (!r.ok) std::printf("     (%s)\n", r.message.c_str());
+}
+
+static void test_checker() {
+    // Accepts right answers: any tie choice, both directions, -0.0 for +0.0, another NaN's bits.
+    bool ok = true;
+    std::string why;
+    for (auto& d : topk::dists())
+        for (bool smallest : {false, true})
+            for (size_t k : {1, 7, 64, 500}) {
+                auto in = topk::make_input<float>(1000, d, 11);
+                for (bool rev : {false, true}) {
+                    std::vector<float> v; std::vector<uint32_t> i;
+                    brute(in, k, smallest, rev, v, i);
+                    auto r = run_check(in, k, smallest, v, i);
+                    if (!r.ok) { ok = false; why = d + ": " + r.message; }
+                }
+            }
+    report("checker_accepts_any_tie_choice", ok, why);
+
+    std::vector<float> in = {3.0f, 0.0f, 5.0f, fbits(0x7FC00000u), 5.0f, -1.0f, 2.0f, 5.0f, 0.0f, 1.0f};
+    std::vector<float> v; std::vector<uint32_t> i;
+    brute(in, 6, false, false, v, i);   // NaN, 5, 5, 5, 3, 2
+    {
+        auto v2 = v;
+        v2[0] = fbits(0xFFC00001u);     // another NaN pattern for the same element
+        report("checker_nan_equals_nan", run_check(in, 6, false, v2, i).ok, "rejected another NaN's bits");
+        std::vector<float> z = {0.0f, -1.0f};
+        std::vector<float> zv = {-0.0f};
+        std::vector<uint32_t> zi = {0};
+        report("checker_minus_zero_equals_zero", run_check(z, 1, false, zv, zi).ok, "rejected -0.0 for +0.0");
+    }
+    expect_reject<float>("checker_rejects_off_by_one", in, 6, false, v, i,
+                         [](auto& vv, auto& ii) { ii[5] = 9; vv[5] = 1.0f; });          // 1 instead of 2
+    expect_reject<float>("checker_rejects_swapped_pair", in, 6, false, v, i,
+                         [](auto& vv, auto& ii) { std::swap(vv[3], vv[4]); std::swap(ii[3], ii[4]); });
+    expect_reject<float>("checker_rejects_poisoned_index", in, 6, false, v, i,
+                         [](auto&, auto& ii) { ii[2] = 0xABABABABu; });
+    expect_reject<float>("checker_rejects_unwritten_value", in, 6, false, v, i,
+                         [](auto& vv, auto&) { vv[4] = fbits(0xABABABABu); });
+    expect_reject<float>("checker_rejects_duplicate_index", in, 6, false, v, i,
+                         [](auto& vv, auto& ii) { ii[2] = ii[1]; vv[2] = vv[1]; });
+    expect_reject<float>("checker_rejects_nan_as_inf", in, 6, false, v, i,
+                         [](auto& vv, auto&) { vv[0] = fbits(0x7F800000u); });
+    expect_reject<float>("checker_rejects_value_not_at_index", in, 6, false, v, i,
+                         [](auto&, auto& ii) { ii[4] = 5; });                  // in[5] is -1, not 3
+    // The seed's distinct values on duplicated input: NaN, 5, 3, 2, 1, 0 instead of NaN, 5, 5, 5, 3, 2.
+    expect_reject<float>("checker_rejects_distinct_values", in, 6, false, v, i, [&](auto& vv, auto& ii) {
+        std::vector<uint32_t> d = {3, 2, 0, 6, 9, 1};
+        for (int j = 0; j < 6; ++j) { ii[j] = d[j]; vv[j] = in[d[j]]; }
+    });
+    expect_reject<float>("checker_rejects_largest_for_smallest", in, 6, true, v, i, [](auto&, auto&) {});
+    // int32 with a missing tie: the top 3 of {9,9,9,1} is 9,9,9.
+    std::vector<int32_t> t = {9, 1, 9, 9};
+    std::vector<int32_t> tv = {9, 9, 1};
+    std::vector<uint32_t> ti = {0, 2, 1};
+    report("checker_rejects_missing_duplicate", !run_check(t, 3, false, tv, ti).ok, "accepted");
+}
+
+static void test_battery() {
+    course::Options o;
+    topk::Limits lim;
+    auto full = topk::battery(o, lim);
+    o.quick = true;
+    auto quick = topk::battery(o, lim);
+    bool ok = !full.empty() && quick.size() < full.size();
+    for (auto& c : full) ok &= c.param >= 1 && c.param <= c.n;
+    report("battery_k_between_1_and_n", ok, "a case with k > n or k = 0");
+    std::set<uint64_t> ks;
+    for (auto& c : full) ks.insert(c.param);
+    ok = true;
+    for (uint64_t k : {1, 2, 31, 32, 33, 100, 256, 1000, 1024, 2048}) ok &= ks.count(k) != 0;
+    report("battery_has_the_lesson_k", ok, "missing a k");
+    lim.max_k = 128;
+    auto capped = topk::battery(course::Options{}, lim);
+    report("battery_respects_max_k", std::all_of(capped.begin(), capped.end(), [](auto& c) { return c.param <= 128; }),
+           "k above the cap");
+    topk::Limits best;
+    best.best = true;
+    auto bb = topk::battery(course::Options{}, best);
+    report("battery_best_has_k_n", std::any_of(bb.begin(), bb.end(), [](auto& c) { return c.n == 1000003 && c.param == c.n; }),
+           "no k = n case");
+    course::Options so;
+    so.dist = "uniform";
+    so.dtype = "float32";
+    auto sw = topk::sweep(so, best);
+    std::set<uint64_t> k28;
+    for (auto& c : sw) if (c.n == (uint64_t(1) << 28) && c.dist == "uniform") k28.insert(c.param);
+    report("sweep_2_28_all_k", k28 == std::set<uint64_t>{1, 32, 256, 1024, 2048}, "2^28 k set wrong");
+    std::string d = "specials/smallest";
+    report("smallest_suffix", topk::split_smallest(d) && d == "specials", "suffix not split");
+}
+
+int main() {
+    test_keys();
+    test_reference_vs_brute<float>();
+    test_reference_vs_brute<int32_t>();
+    test_reference_vs_brute<uint32_t>();
+    test_shapes();
+    test_checker();
+    test_battery();
+    std::printf("%d passed, %d failed\n", g_pass, g_fail);
+    return g_fail ? 1 : 0;
+}
