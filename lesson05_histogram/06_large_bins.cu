@@ -21,8 +21,8 @@
 //             (blocks x non-zero bins) from the final flush (132 blocks x 65536 bins on an H100:
 //             ~8.6 M, small against 2^28 samples but not free at small n).
 //   barriers: one per 16 keys per thread (cheap: everyone is at the same pace anyway).
-// Not done here, and a good next step: thread-block clusters (sm_90) spreading 32-bit counters
-// over the shared memory of 2-4 blocks (distributed shared memory), no flushing needed.
+// The other way past the limit, thread-block clusters sharing 32-bit counters through distributed
+// shared memory (sm_90), is 07_cluster_dsmem.cu.
 //
 // Limit: bins x 2 bytes of shared memory (H100: 116224 bins).
 //

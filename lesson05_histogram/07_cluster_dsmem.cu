@@ -1,0 +1,137 @@
+// 07_cluster_dsmem — large bin counts on sm_90: 32-bit counters spread over the shared memory of
+// a thread-block cluster (distributed shared memory), no 16-bit flushing.
+//
+// What changed since 06: above 12288 bins, instead of halving the counters, a cluster of C = 2..8
+// blocks (the smallest power of two that keeps each block's slice within 64 KB: 65536 bins ->
+// C = 4) shares one copy of the bins. Block r of the cluster owns bins r, r + C, r + 2C, ... (bin b
+// lives in block b % C at word b / C). Any thread of the cluster adds to any bin: it maps the
+// owner's shared memory into its address space (cluster.map_shared_rank) and issues the atomic
+// there; the SM-to-SM network carries it.
+//   atomics:  n distributed-shared atomics ((C-1)/C of them to another SM of the cluster: slower
+//             than local shared atomics, far faster than L2 atomics) + (blocks/C x non-zero bins)
+//             global atomics for the merge: C times fewer than 06's flush.
+//   barriers: cluster.sync() after zeroing (nobody adds into a slice before it is zeroed) and after
+//             counting (every remote add has landed before the owner merges, and no block exits
+//             while others still write into its shared memory).
+//   limits:   sm_90 and newer (#if __CUDA_ARCH__ >= 900); elsewhere, and up to 12288 bins, this
+//             is 05 (per-lane copies + runs). At most 8 x 64 KB = 131072 bins.
+// Whether remote atomics beat 06's local 16-bit counters plus hand-offs: measured, see the table.
+//
+// Build alone:  nvcc -O3 -arch=native -o hist07 07_cluster_dsmem.cu
+// Run:          ./hist07 --type uint32 --bins 65536 --n 2^28          ./hist07 --test
+#include <cooperative_groups.h>
+
+#include "lesson.cuh"
+#include "counting.cuh"
+
+namespace cg = cooperative_groups;
+
+constexpr int kBlockC = 512;
+constexpr int kVecsC = 4;
+constexpr uint32_t kSliceBytes = 64 * 1024;
+constexpr uint32_t kMaxCluster = 8;            // the portable cluster size limit
+constexpr uint32_t kMax32BitBins = 48 * 1024 / 4;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+template <class Binner>
+struct VisitCluster {
+    cg::cluster_group cluster;
+    uint32_t* s;
+    uint32_t log_c;
+    Binner binner;
+    __device__ __forceinline__ void add(uint32_t bin, uint32_t c) {
+        const uint32_t owner = bin & ((1u << log_c) - 1);
+        uint32_t* slice = cluster.map_shared_rank(s, owner);   // the owner block's shared memory
+        atomicAdd(slice + (bin >> log_c), c);
+    }
+    __device__ __forceinline__ void one(uint32_t x) {
+        uint32_t bin;
+        if (binner(x, bin)) add(bin, 1);
+    }
+    __device__ __forceinline__ void vec(const uint4& v) {   // runs of equal bins, as in 05
+        constexpr uint32_t kNone = 0xFFFFFFFFu;
+        uint32_t cur = kNone, run = 0;
+        hist::for_each_in_vector<uint32_t>(v, [&](uint32_t x) {
+            uint32_t bin;
+            if (!binner(x, bin)) bin = kNone;
+            if (bin == cur) { ++run; return; }
+            if (cur != kNone) add(cur, run);
+            cur = bin;
+            run = 1;
+        });
+        if (cur != kNone) add(cur, run);
+    }
+};
+#endif
+
+template <class Binner>
+__global__ void __launch_bounds__(kBlockC)
+cluster_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t log_c, uint32_t slice, uint32_t* hist) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    extern __shared__ uint32_t s_slice[];                 // `slice` words: this block's bins
+    cg::cluster_group cluster = cg::this_cluster();
+    const uint32_t rank = cluster.block_rank(), nb = binner.count();
+    for (uint32_t i = threadIdx.x; i < slice; i += blockDim.x) s_slice[i] = 0;
+    cluster.sync();                                       // every slice zeroed before any add
+    VisitCluster<Binner> visit{cluster, s_slice, log_c, binner};
+    hist::for_each_vector<kVecsC>(in, n, visit);
+    cluster.sync();                                       // every remote add landed; nobody exits early
+    for (uint32_t i = threadIdx.x; i < slice; i += blockDim.x) {
+        const uint32_t bin = (i << log_c) + rank;
+        if (bin < nb && s_slice[i]) atomicAdd(&hist[bin], s_slice[i]);
+    }
+#else
+    (void)in; (void)n; (void)binner; (void)log_c; (void)slice; (void)hist;
+    __trap();                                             // never launched below sm_90 (host checks)
+#endif
+}
+
+bool has_clusters() { return course::device().cc_major >= 9; }
+
+void hist_bytes(const uint8_t* d_in, size_t n, uint32_t* d_hist) {
+    hist::launch_count<true>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
+}
+
+void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
+    if (b.bins <= kMax32BitBins || !has_clusters()) {
+        hist::launch_count<true>(d_in, n, b, hist::copies_log2(b.bins, hist::kCopiesBudget), d_hist);
+        return;
+    }
+    CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
+    if (n == 0) return;
+    uint32_t log_c = 1;
+    while ((1u << log_c) < kMaxCluster && ((b.bins + (1u << log_c) - 1) >> log_c) * 4 > kSliceBytes) ++log_c;
+    const uint32_t cluster = 1u << log_c;
+    const uint32_t slice = (b.bins + cluster - 1) / cluster;
+    auto kernel = cluster_kernel<hist::EvenBins>;
+    const size_t smem = sizeof(uint32_t) * slice;
+    hist::allow_smem(kernel, smem);
+    unsigned grid = hist::grid_for_gpu(kernel, kBlockC, smem, n, size_t(kBlockC) * kVecsC * 4);
+    grid = std::max(cluster, grid / cluster * cluster);  // whole clusters
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(kBlockC);
+    cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, d_in, n, b, log_c, slice, d_hist));
+    CUDA_CHECK_LAST();
+}
+
+uint32_t max_bins_here() {
+    if (!has_clusters()) return hist::bins_in_smem();
+    return std::min<uint32_t>(hist::kMaxBins, kMaxCluster * (kSliceBytes / 4));
+}
+
+int main(int argc, char** argv) {
+    hist::Support s;
+    s.bytes = hist_bytes;
+    s.keys = hist_keys;
+    s.device_max_bins = max_bins_here;
+    return hist::run_lesson(argc, argv, "07_cluster_dsmem", s);
+}
