@@ -25,14 +25,16 @@ for step in $STEPS; do
       echo "test: $(tail -n 1 "$OUT/test.log")" >> "$digest"
       grep -E '^(FAIL|SKIP)' "$OUT/test.log" | cut -c1-400 | head -60 >> "$digest" ;;
     sanitize)
-      python3 tests/sanitize.py --build build --lessons "$LESSONS" > "$OUT/sanitize.log" 2>&1
+      python3 tests/sanitize.py --build build --lessons "$LESSONS" ${SANITIZE_TOOLS:+--tools $SANITIZE_TOOLS} ${SANITIZE_SIZES:+--sizes $SANITIZE_SIZES} > "$OUT/sanitize.log" 2>&1
       echo "sanitize: $(tail -n 1 "$OUT/sanitize.log")" >> "$digest"
       grep -E '^FAIL' "$OUT/sanitize.log" | cut -c1-300 | head -30 >> "$digest" ;;
-    bench)
-      make bench-run LESSONS="$LESSONS" > "$OUT/bench.log" 2>&1
-      echo "bench: exit $?" >> "$digest"
-      grep -E 'FAIL|!!|error' "$OUT/bench.log" | head -20 >> "$digest"
-      cp results/*.csv "$OUT/" 2>/dev/null ;;
+    bench)   # one lesson at a time, so a call cut short keeps the lessons already measured
+      for l in $LESSONS; do
+        make bench-run LESSONS="$l" >> "$OUT/bench.log" 2>&1
+        echo "bench $l: exit $? after $(( $(date +%s) - start )) s" >> "$digest"
+        cp results/*.csv "$OUT/" 2>/dev/null
+      done
+      grep -E 'FAIL|!!|error' "$OUT/bench.log" | head -20 >> "$digest" ;;
     *) echo "unknown step $step" >> "$digest" ;;
   esac
   echo "  ($step took $(( $(date +%s) - start )) s)" >> "$digest"

@@ -23,6 +23,7 @@ def main():
     ap.add_argument("--lessons", default="lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "6")))
     ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--sizes", default=",".join(SIZES), help="comma-separated --n values")
     args = ap.parse_args()
     if not shutil.which("compute-sanitizer"):
         print("compute-sanitizer not found (it ships with the CUDA toolkit)\n0 passed, 0 failed, 1 skipped")
@@ -36,7 +37,7 @@ def main():
             if f.endswith(".cu"):
                 exe = os.path.join(args.build, lesson, f[:-3])
                 for tool in args.tools.split(","):
-                    for n in SIZES:
+                    for n in args.sizes.split(","):
                         jobs.append((exe, tool, n))
     counts = {"passed": 0, "failed": 0, "skipped": 0}
 
