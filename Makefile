@@ -78,9 +78,10 @@ bench-run:
 	@gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \
 	if [ -z "$$gpu" ]; then echo "make bench needs a GPU (nvidia-smi found none)"; exit 77; fi; \
 	mkdir -p results; out=results/$$gpu.csv; tmp=$(BUILD)/bench.csv; rm -f $$tmp; \
-	for l in $(LESSONS); do for src in $$l/*.cu; do p=$(BUILD)/$${src%.cu}; \
-	  echo "== $$p"; $$p --sweep --csv $$tmp || echo "!! $$p exited $$?"; done; done; \
-	$(PYTHON) plot.py --merge $$tmp --into $$out && echo "results in $$out"
+	for l in $(LESSONS); do for src in $$l/*.cu; do p=$(BUILD)/$${src%.cu}; rm -f $$tmp; \
+	  echo "== $$p"; $$p --sweep --csv $$tmp || echo "!! $$p exited $$?"; \
+	  [ -f $$tmp ] && $(PYTHON) plot.py --merge $$tmp --into $$out; done; done; \
+	echo "results in $$out"
 
 plot:
 	$(PYTHON) plot.py results/*.csv
