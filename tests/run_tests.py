@@ -307,11 +307,13 @@ def main():
     ap.add_argument("--grade", action="store_true", help="grade the exercises only (expect them to pass)")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "3")),
                     help="GPU test programs run at once (default 3, or $TEST_JOBS)")
+    ap.add_argument("--only", help="GPU part: only programs whose source path matches this regular expression")
+    ap.add_argument("--gpu-only", action="store_true", help="skip the host part")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     tmp = tempfile.mkdtemp(prefix="course-tests-")
     try:
-        if not args.grade:
+        if not args.grade and not args.gpu_only:
             print("== host part", flush=True)
             host_test_programs(build)
             cli_tests(build)
@@ -320,6 +322,8 @@ def main():
         print("== GPU part", flush=True)
         has_gpu, why = gpu_present(build)
         jobs = gpu_jobs(build, args.quick, args.grade, shutil.which("compute-sanitizer") is not None)
+        if args.only:
+            jobs = [j for j in jobs if re.search(args.only, j[1])]
         if not has_gpu:
             for kind, src, cmd, want, exe in jobs:
                 report("SKIP", f"gpu {src}", f"no GPU ({why})")
@@ -328,7 +332,7 @@ def main():
         else:
             with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
                 list(pool.map(lambda j: run_gpu_job(build, j), jobs))
-            if not args.grade:
+            if not args.grade and not args.only:
                 gpu_extras(build, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

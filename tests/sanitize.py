@@ -8,6 +8,7 @@ runs one case at two small sizes; any report is a failure. Ends with 'N passed, 
 import argparse
 import concurrent.futures as cf
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("TEST_JOBS", "6")))
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--sizes", default=",".join(SIZES), help="comma-separated --n values")
+    ap.add_argument("--only", help="only programs whose path matches this regular expression")
     args = ap.parse_args()
     if not shutil.which("compute-sanitizer"):
         print("compute-sanitizer not found (it ships with the CUDA toolkit)\n0 passed, 0 failed, 1 skipped")
@@ -34,7 +36,7 @@ def main():
         if not os.path.isdir(folder):
             continue
         for f in sorted(os.listdir(folder)):
-            if f.endswith(".cu"):
+            if f.endswith(".cu") and (not args.only or re.search(args.only, os.path.join(lesson, f))):
                 exe = os.path.join(args.build, lesson, f[:-3])
                 for tool in args.tools.split(","):
                     for n in args.sizes.split(","):
