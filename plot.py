@@ -238,11 +238,25 @@ def render_readme(path, rows, gpu):
     return "\n".join(out)
 
 
-def plot_lesson(rows, lesson, gpu, outdir):
+def headline_filters(readmes):
+    """Each lesson's first results marker: its filters choose the series the plots draw."""
+    found = {}
+    for path in readmes:
+        with open(path) as f:
+            for line in f:
+                m = BEGIN.match(line.rstrip("\n"))
+                if m and m.group(1) == "results":
+                    flt = parse_filters(m.group(2))
+                    found.setdefault(flt.get("lesson"), flt)
+    return found
+
+
+def plot_lesson(rows, lesson, gpu, outdir, filters=None):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    mine, chosen = select(rows, lesson, gpu)
+    f = filters or {}
+    mine, chosen = select(rows, lesson, gpu, f.get("dist"), f.get("dtype"), f.get("param"))
     if not mine:
         return []
     what = ", ".join(f"{k} {v}" for k, v in chosen.items() if v and v != "-")
@@ -366,8 +380,9 @@ def main():
         print(f"updated {os.path.relpath(p)}")
     if not args.no_plots and rows:
         os.makedirs(args.plots, exist_ok=True)
+        marks = headline_filters(readmes)
         for lesson in sorted({r["lesson"] for r in rows if r["gpu"] == gpu}):
-            for f in plot_lesson(rows, lesson, gpu, args.plots):
+            for f in plot_lesson(rows, lesson, gpu, args.plots, marks.get(lesson)):
                 print(f"wrote {os.path.relpath(f)}")
     return 0
 
