@@ -1,63 +1,149 @@
-// spmv_04_adaptive — rows binned by length, each bin processed by a matching unit of threads.
+// spmv_04_adaptive — rows binned by length, each bin processed by a matching unit of threads;
+// the matrix read in aligned 16-byte chunks.
 //
 // What changed: versions 01 and 02 give every row the same unit (a thread, a warp), which is
 // wrong for most rows of most matrices: a thread is too small for a row of 100 entries (uncoalesced,
 // serial), a warp is too big for a row of 16 (half its lanes idle, 5 shuffle steps for 16 adds).
 // Here each block takes a run of consecutive rows and sorts them on the fly into three bins:
-//   short   len <= 4W        a group of W lanes per row, W = the power of two >= half the mean
-//                            row length (1 .. 16, chosen on the host from nnz / rows): each
-//                            lane loads up to 4 entries, all issued before any is used
-//   medium  4W < len <= 2048 the whole warp, one row after another (ballot finds them)
-//   long    len > 2048       the whole block, one row after another (a shared list finds them)
+//   short   touches <= kChunks * W chunks   a group of W lanes per row, W = the smallest power of
+//                                           two whose lanes' chunks cover twice the mean row
+//                                           (chosen on the host from nnz / rows; 4 for 16 a row)
+//   medium  other rows of <= 2048 entries   the whole warp, one row after another (ballot)
+//   long    other rows                      the whole block, one row after another (shared list)
 // The bins cost no extra pass over memory and no scratch: row_ptr is read anyway, and the binning
 // is a comparison in registers. Long rows are done first, behind one barrier, so that no warp
 // waits at a barrier for a slow neighbour's medium rows.
-// Each group handles 4 rows of its block (rows g, g + G, g + 2G, g + 3G for G groups): the loads
-// of all 4 are issued before any product is formed. Fewer threads fit on an SM (more registers),
-// but each keeps up to 16 column/value pairs in flight: a memory-bound kernel needs bytes in
-// flight, not threads.
-// Cost model: one launch; the matrix read once with group-contiguous (mostly full-sector) loads;
-// log2(W) shuffle steps per short row.
+//
+// The loads. A "chunk" is 4 consecutive entries of the whole matrix starting at a multiple of 4:
+// 16 aligned bytes of column indices and 16 (float) or 32 (double) of values, one vector load
+// each (int4, float4 or 2 x double2) instead of 4 scalar loads. A row [begin, end) touches chunks
+// begin/4 .. (end-1)/4; entries of a chunk outside the row (a neighbour's, read because they share
+// the 16 bytes) are masked (column -1, value 0; no x read). Lane l of a row's group takes chunks
+// cb + l, cb + l + W, ...: the group reads its row side by side, a warp reads 32 / W consecutive
+// rows as one contiguous stretch. Each group handles kRowsPerGroup rows, every chunk of every row
+// loaded before the first product is formed.
+// Cost model: one launch; the matrix read once from DRAM (the masked neighbour entries are the
+// neighbour's bytes, already on their way to the same SM: they cost L1/L2 bandwidth, not DRAM);
+// 4x fewer load instructions for the matrix than scalar loads, so the same bytes in flight need
+// fewer threads and fewer registers; log2(W) shuffle steps per short row (2 for 16 a row,
+// against 3 before with W = 8 and scalar loads, half of them predicated off).
+// Knobs (macros with defaults, for measuring variants): SPMV04_CHUNKS (2), SPMV04_ROWS (2),
+// SPMV04_W (0 = automatic), SPMV04_VEC (1; 0 = the same chunks with scalar loads), SPMV04_BLOCK (256),
+// SPMV04_MIN_BLOCKS (1: registers as the compiler likes, 60 for float on sm_90 = 4 blocks per SM).
 // Limits: a block owns its long rows alone, so one row holding half the matrix (giant_row) runs
 // on one SM while the others idle. Version 05 (merge path) splits work by nonzeros AND rows.
+// The last chunk of the matrix (it could run past nnz) and arrays not 16-byte aligned take scalar
+// loads: no byte outside the arrays is read.
 //
 // Build alone:  nvcc -O3 -arch=native -o spmv04 spmv_04_adaptive.cu -lcusparse
 // Run:          ./spmv04 --gen powerlaw --n 2^22 --type float64      ./spmv04 --test
 #include "spmv.cuh"
 
-constexpr int kBlock = 256;
-constexpr int kUnroll = 4;          // entries per lane per step: independent loads in flight
-constexpr int kMediumMax = 2048;    // longer rows go to the whole block
-constexpr int kRowsPerGroup = 4;    // rows per group of lanes per block: more loads in flight
+// Tuning knobs (defaults first; the lead measures variants with -D, see README_spmv.md):
+#ifndef SPMV04_BLOCK
+#define SPMV04_BLOCK 256          // threads per block
+#endif
+#ifndef SPMV04_CHUNKS
+#define SPMV04_CHUNKS 2           // 4-entry chunks per lane per row in one step (loads in flight)
+#endif
+#ifndef SPMV04_ROWS
+#define SPMV04_ROWS 2             // rows per group of lanes per block, all loaded before any is used
+#endif
+#ifndef SPMV04_W
+#define SPMV04_W 0                // lanes per short row: 0 = chosen from the mean row length
+#endif
+#ifndef SPMV04_MIN_BLOCKS
+#define SPMV04_MIN_BLOCKS 1       // __launch_bounds__ minimum blocks per SM (caps the registers)
+#endif
+#ifndef SPMV04_VEC
+#define SPMV04_VEC 1              // 1: 16-byte loads of aligned chunks; 0: the same chunks, scalar loads
+#endif
 
-// Sums row [begin, end) with `lanes` threads numbered `me`, kUnroll loads issued together.
-template <int kLanes, class T>
-__device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, const int* __restrict__ col,
-                                         const T* __restrict__ val, const T* __restrict__ x) {
-    T sum = T(0);
-    for (int64_t k0 = begin + me; k0 < end; k0 += int64_t(kLanes) * kUnroll) {
-        int c[kUnroll];
-        T v[kUnroll];
+constexpr int kBlock = SPMV04_BLOCK;
+constexpr int kChunks = SPMV04_CHUNKS;
+constexpr int kRowsPerGroup = SPMV04_ROWS;
+constexpr int kVec = 4;             // entries per chunk: 16 bytes of column indices
+constexpr int kMediumMax = 2048;    // longer rows (not short) go to the whole block
+static_assert(kBlock % 32 == 0 && kBlock >= 32 && kBlock <= 1024, "SPMV04_BLOCK: a multiple of 32, <= 1024");
+static_assert(kChunks >= 1 && kRowsPerGroup >= 1, "SPMV04_CHUNKS and SPMV04_ROWS: >= 1");
+
+// Chunk `chunk` = entries [4 chunk, 4 chunk + 4) of the whole matrix, of which only those inside
+// the row [begin, end) count: the others (a neighbour row's, loaded because they share the aligned
+// 16 bytes) get column -1 and value 0. A chunk that is not active, or whose 16 bytes would run past
+// nnz (the matrix's last chunk), falls back to scalar loads of its in-row entries only, so no byte
+// outside the arrays is ever read.
+template <bool kVecLoads, class T>
+__device__ __forceinline__ void load_chunk(bool active, int64_t chunk, int64_t begin, int64_t end, int64_t nnz,
+                                           const int* __restrict__ col, const T* __restrict__ val, int (&c)[kVec],
+                                           T (&v)[kVec]) {
+    const int64_t base = chunk * kVec;
+    if (kVecLoads && active && base + kVec <= nnz) {
+        const int4 cc = __ldg(reinterpret_cast<const int4*>(col) + chunk);
+        T vv[kVec];
+        if constexpr (std::is_same_v<T, float>) {
+            const float4 f = __ldg(reinterpret_cast<const float4*>(val) + chunk);
+            vv[0] = f.x; vv[1] = f.y; vv[2] = f.z; vv[3] = f.w;
+        } else {
+            const double2 a = __ldg(reinterpret_cast<const double2*>(val) + 2 * chunk);
+            const double2 b = __ldg(reinterpret_cast<const double2*>(val) + 2 * chunk + 1);
+            vv[0] = a.x; vv[1] = a.y; vv[2] = b.x; vv[3] = b.y;
+        }
+        const int ci[kVec] = {cc.x, cc.y, cc.z, cc.w};
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            int64_t k = k0 + int64_t(u) * kLanes;
-            c[u] = k < end ? spmv::ldg(col + k) : -1;
-            v[u] = k < end ? spmv::ldg(val + k) : T(0);
+        for (int e = 0; e < kVec; ++e) {
+            const bool in = base + e >= begin && base + e < end;
+            c[e] = in ? ci[e] : -1;
+            v[e] = in ? vv[e] : T(0);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) {
+            const int64_t k = base + e;
+            const bool in = active && k >= begin && k < end;   // k < end <= nnz: in bounds
+            c[e] = in ? spmv::ldg(col + k) : -1;
+            v[e] = in ? spmv::ldg(val + k) : T(0);
+        }
+    }
+}
+
+// sum of v[e] * x[c[e]] over the entries of a loaded chunk; no x read for padding (x may be empty)
+template <class T>
+__device__ __forceinline__ T chunk_dot(const int (&c)[kVec], const T (&v)[kVec], const T* __restrict__ x) {
+    T sum = T(0);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e)
+        if (c[e] >= 0) sum += v[e] * spmv::ldg(x + c[e]);
+    return sum;
+}
+
+// Partial sum of row [begin, end) by `kLanes` threads numbered `me`: lane me takes chunks
+// cb + me, cb + me + kLanes, ..., kChunks of them loaded before any is used.
+template <int kLanes, bool kVecLoads, class T>
+__device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, int64_t nnz, const int* __restrict__ col,
+                                         const T* __restrict__ val, const T* __restrict__ x) {
+    const int64_t cb = begin / kVec, ce = (end + kVec - 1) / kVec;
+    T sum = T(0);
+    for (int64_t ch0 = cb + me; ch0 < ce; ch0 += int64_t(kLanes) * kChunks) {
+        int c[kChunks][kVec];
+        T v[kChunks][kVec];
+#pragma unroll
+        for (int u = 0; u < kChunks; ++u) {
+            const int64_t ch = ch0 + int64_t(u) * kLanes;
+            load_chunk<kVecLoads>(ch < ce, ch, begin, end, nnz, col, val, c[u], v[u]);
         }
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-            if (c[u] >= 0) sum += v[u] * spmv::ldg(x + c[u]);   // no x read for padding (x may be empty)
+        for (int u = 0; u < kChunks; ++u) sum += chunk_dot(c[u], v[u], x);
     }
     return sum;
 }
 
-template <int W, class T>
-__global__ void __launch_bounds__(kBlock)
-adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col, const T* __restrict__ val,
-              const T* __restrict__ x, T* __restrict__ y) {
+template <int W, bool kVecLoads, class T>
+__global__ void __launch_bounds__(kBlock, SPMV04_MIN_BLOCKS)
+adaptive_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
+              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {
     constexpr int kGroups = kBlock / W;                        // groups of W lanes in the block
     constexpr int kRowsPerBlock = kGroups * kRowsPerGroup;
-    constexpr int kShortMax = kUnroll * W;
+    constexpr int kShortMaxChunks = kChunks * W;               // a short row: at most this many chunks
     __shared__ int s_long[kRowsPerBlock];
     __shared__ int s_long_count;
     __shared__ T s_warp_sum[kBlock / 32];
@@ -67,6 +153,7 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
     // Row q of this group: consecutive groups take consecutive rows, so a warp's loads of one
     // round q cover one contiguous stretch of the matrix.
     int64_t row[kRowsPerGroup], begin[kRowsPerGroup], end[kRowsPerGroup];
+    bool is_short[kRowsPerGroup];
 #pragma unroll
     for (int q = 0; q < kRowsPerGroup; ++q) {
         row[q] = int64_t(blockIdx.x) * kRowsPerBlock + int64_t(q) * kGroups + group;
@@ -74,19 +161,25 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
         begin[q] = valid ? row_ptr[row[q]] : 0;
         end[q] = valid ? row_ptr[row[q] + 1] : 0;
         if (!valid) row[q] = -1;
+        // Bin by chunks touched (alignment included), not by length: an empty row is short (0 or
+        // 1 chunk, every entry masked) and gets y = 0 from the short path.
+        const int64_t chunks = (end[q] + kVec - 1) / kVec - begin[q] / kVec;
+        is_short[q] = valid && chunks <= kShortMaxChunks;
     }
 
-    // Bin: long rows go to the block's shared list.
+    // Bin: long rows go to the block's shared list. Short, medium and long partition the rows
+    // whatever the knobs: medium and long are the rows that are not short, split by length.
     if (threadIdx.x == 0) s_long_count = 0;
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < kRowsPerGroup; ++q)
-        if (row[q] >= 0 && in_group == 0 && end[q] - begin[q] > kMediumMax) s_long[atomicAdd(&s_long_count, 1)] = int(row[q]);
+        if (row[q] >= 0 && !is_short[q] && in_group == 0 && end[q] - begin[q] > kMediumMax)
+            s_long[atomicAdd(&s_long_count, 1)] = int(row[q]);
     __syncthreads();
     const int n_long = s_long_count;   // the same for every thread: the loop below is block-uniform
     for (int i = 0; i < n_long; ++i) {
         const int r = s_long[i];
-        T sum = partial_row<kBlock>(row_ptr[r], row_ptr[r + 1], threadIdx.x, col, val, x);
+        T sum = partial_row<kBlock, kVecLoads>(row_ptr[r], row_ptr[r + 1], threadIdx.x, nnz, col, val, x);
         sum = spmv::group_sum<32>(sum);
         if (lane == 0) s_warp_sum[warp] = sum;
         __syncthreads();
@@ -98,46 +191,44 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
         __syncthreads();   // s_warp_sum is reused by the next long row
     }
 
-    // Short rows: the group of W lanes, all kRowsPerGroup rows at once: every load of every row is
-    // issued before the first is used (up to 2 x 16 in flight per lane). Every lane takes part in
-    // the shuffles (no early exit).
+    // Short rows: the group of W lanes, all kRowsPerGroup rows at once: every chunk of every row
+    // is loaded (16 bytes of columns + 16 or 32 bytes of values per load pair) before the first
+    // is used. Lane in_group takes chunks cb + in_group + u W: the group reads its row's aligned
+    // chunks side by side, a warp reads 32 / W consecutive rows in one contiguous stretch. Every
+    // lane takes part in the shuffles (no early exit).
     {
-        int c[kRowsPerGroup][kUnroll];
-        T v[kRowsPerGroup][kUnroll];
+        int c[kRowsPerGroup][kChunks][kVec];
+        T v[kRowsPerGroup][kChunks][kVec];
 #pragma unroll
         for (int q = 0; q < kRowsPerGroup; ++q) {
-            const bool is_short = row[q] >= 0 && end[q] - begin[q] <= kShortMax;
+            const int64_t cb = begin[q] / kVec, ce = (end[q] + kVec - 1) / kVec;
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) {
-                const int64_t k = begin[q] + in_group + int64_t(u) * W;
-                const bool use = is_short && k < end[q];
-                c[q][u] = use ? spmv::ldg(col + k) : -1;
-                v[q][u] = use ? spmv::ldg(val + k) : T(0);
+            for (int u = 0; u < kChunks; ++u) {
+                const int64_t ch = cb + in_group + int64_t(u) * W;
+                load_chunk<kVecLoads>(is_short[q] && ch < ce, ch, begin[q], end[q], nnz, col, val, c[q][u], v[q][u]);
             }
         }
 #pragma unroll
         for (int q = 0; q < kRowsPerGroup; ++q) {
             T sum = T(0);
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u)
-                if (c[q][u] >= 0) sum += v[q][u] * spmv::ldg(x + c[q][u]);   // no x read for padding (x may be empty)
+            for (int u = 0; u < kChunks; ++u) sum += chunk_dot(c[q][u], v[q][u], x);
             sum = spmv::group_sum<W>(sum);
-            if (row[q] >= 0 && end[q] - begin[q] <= kShortMax && in_group == 0) y[row[q]] = sum;
+            if (is_short[q] && in_group == 0) y[row[q]] = sum;
         }
     }
 
     // Medium rows: the whole warp, one row at a time. The ballot is warp-uniform, so is the loop.
 #pragma unroll
     for (int q = 0; q < kRowsPerGroup; ++q) {
-        const int64_t len = end[q] - begin[q];
-        const bool is_medium = row[q] >= 0 && len > kShortMax && len <= kMediumMax;
+        const bool is_medium = row[q] >= 0 && !is_short[q] && end[q] - begin[q] <= kMediumMax;
         unsigned pending = __ballot_sync(0xFFFFFFFFu, is_medium && in_group == 0);
         while (pending) {
             const int src = __ffs(pending) - 1;
             pending &= pending - 1;
             const int64_t b = __shfl_sync(0xFFFFFFFFu, begin[q], src), e = __shfl_sync(0xFFFFFFFFu, end[q], src);
             const int64_t r = __shfl_sync(0xFFFFFFFFu, row[q], src);
-            T sum = partial_row<32>(b, e, lane, col, val, x);
+            T sum = partial_row<32, kVecLoads>(b, e, lane, nnz, col, val, x);
             sum = spmv::group_sum<32>(sum);
             if (lane == 0) y[r] = sum;
         }
@@ -146,24 +237,37 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
 
 template <int W, class T>
 void launch(const spmv::Csr<T>& A, const T* x, T* y) {
-    adaptive_spmv<W, T><<<course::blocks_for(A.rows, kBlock / W * kRowsPerGroup), kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
+    static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0 && kBlock % W == 0, "W: a power of two <= 32");
+    // 16-byte loads need 16-byte aligned arrays (cudaMalloc gives 256); anything else (a student's
+    // sub-array view) takes the scalar path, same chunks, same result.
+    const bool aligned = reinterpret_cast<uintptr_t>(A.col) % 16 == 0 && reinterpret_cast<uintptr_t>(A.val) % 16 == 0;
+    const unsigned blocks = course::blocks_for(A.rows, kBlock / W * kRowsPerGroup);
+    if (SPMV04_VEC && aligned)
+        adaptive_spmv<W, true, T><<<blocks, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y);
+    else
+        adaptive_spmv<W, false, T><<<blocks, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();
 }
 
 template <class T>
 void spmv_adaptive(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
-    // Group width: the smallest power of two >= half the mean row length, 1 .. 16. The mean row
-    // then takes about two loads per lane, and rows up to twice the mean stay in the short bin.
-    const double mean = double(A.nnz) / double(A.rows);
-    int w = 1;
-    while (w < 16 && 2.0 * w < mean) w *= 2;
+    // Group width: the smallest power of two (1 .. 16) whose kChunks chunks per lane cover twice
+    // the mean row length: with the defaults (2 chunks) 16 entries a row give W = 4, one aligned
+    // chunk per lane, and every row of up to 29 entries, however aligned, stays in the short bin.
+    int w = SPMV04_W;
+    if (w == 0) {
+        const double mean = double(A.nnz) / double(A.rows);
+        w = 1;
+        while (w < 16 && double(w) * kChunks * kVec < 2.0 * mean) w *= 2;
+    }
     switch (w) {
         case 1: launch<1>(A, x, y); break;
         case 2: launch<2>(A, x, y); break;
         case 4: launch<4>(A, x, y); break;
         case 8: launch<8>(A, x, y); break;
-        default: launch<16>(A, x, y); break;
+        case 16: launch<16>(A, x, y); break;
+        default: launch<32>(A, x, y); break;
     }
 }
 

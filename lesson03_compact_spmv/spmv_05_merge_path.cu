@@ -27,14 +27,36 @@
 // Cost model: the problem's bytes plus one boundary (8 bytes) and one carry (row, value) per tile
 // of ~1800 items; three launches, the first a latency-bound search. Float results may
 // differ in the last bits from run to run (the order of the atomic additions varies).
+// What a thread pays beyond its items' loads: one binary search in shared memory (log2 of the
+// tile), three barriers and one shared atomic, the same whatever its item count: more items per
+// thread (SPMV05_ITEMS_F32 / _F64, below) amortize them, at the price of registers and shared
+// memory (block x items x (4 + 2 sizeof(T)) bytes, capped at 48 KB), hence fewer blocks per SM.
+// Knobs: SPMV05_ITEMS_F32 (7), SPMV05_ITEMS_F64 (5), SPMV05_BLOCK (256).
 //
 // Build alone:  nvcc -O3 -arch=native -o spmv05 spmv_05_merge_path.cu -lcusparse
 // Run:          ./spmv05 --gen giant_row --n 2^22      ./spmv05 --test
 #include "spmv.cuh"
 
-constexpr int kBlock = 256;
-template <class T> constexpr int kItems = sizeof(T) == 4 ? 7 : 5;   // odd: fewer bank conflicts
+// Tuning knobs (defaults first; the lead measures variants with -D, see README_spmv.md). The tile
+// is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per item), so
+// block x items is capped by the 48 KB of static shared memory: float <= 4096 items, double <= 2457.
+#ifndef SPMV05_BLOCK
+#define SPMV05_BLOCK 256
+#endif
+#ifndef SPMV05_ITEMS_F32
+#define SPMV05_ITEMS_F32 7        // merge items per thread, float32 (odd: fewer bank conflicts)
+#endif
+#ifndef SPMV05_ITEMS_F64
+#define SPMV05_ITEMS_F64 5        // merge items per thread, float64
+#endif
+
+constexpr int kBlock = SPMV05_BLOCK;
+template <class T> constexpr int kItems = sizeof(T) == 4 ? SPMV05_ITEMS_F32 : SPMV05_ITEMS_F64;
 template <class T> constexpr int kTile = kBlock * kItems<T>;
+static_assert(kBlock % 32 == 0 && kBlock >= 32 && kBlock <= 1024, "SPMV05_BLOCK: a multiple of 32, <= 1024");
+static_assert(SPMV05_ITEMS_F32 >= 1 && SPMV05_ITEMS_F64 >= 1, "SPMV05_ITEMS_*: >= 1");
+static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F32: over 48 KB of shared memory");
+static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F64: over 48 KB of shared memory");
 
 // Merge-path search: how many row ends (i) are among the first `diag` merge items. `row_end(i)`
 // is A[i]; nonzero j is B[j] = j. Invariant: the answer lies in [lo, hi].
