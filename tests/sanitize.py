@@ -50,7 +50,7 @@ def main():
             cmd += ["--track-unused-memory", "no"]
         cmd += [exe, "--n", n, "--reps", "1"]
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, errors="replace")
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=240, errors="replace")
             rc, out = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired:
             rc, out = -9, "timed out"
