@@ -100,6 +100,7 @@ inline course::CheckResult check(const int32_t* got, uint64_t got_count, const s
 struct Limits {
     double scratch_bytes_per_item = 0;   // e.g. 8 for the three-kernel version (flags + offsets)
     bool huge_test = false;              // put the n = 2^31 - 1 case in the full battery
+    uint64_t tile = 4096;                // the version's tile: the battery tests n = tile - 1, tile, tile + 1
 };
 
 class CompactTrial : public course::Trial {
@@ -162,7 +163,7 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher fn, L
     };
     def.battery = [lim](const course::Options& o) {
         std::vector<course::Case> cases;
-        const uint64_t tile = 4096;   // the tile of the single-pass versions
+        const uint64_t tile = lim.tile;   // the tile of the version (4096 unless it says otherwise)
         for (uint64_t n : course::battery_sizes(tile, o.quick)) {
             if (n >= (uint64_t(1) << 24)) {          // large sizes: few cases
                 cases.push_back({n, "uniform", 10, "int32"});
@@ -170,7 +171,7 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher fn, L
                 continue;
             }
             for (uint64_t pct : {0, 1, 10, 50, 90, 100}) cases.push_back({n, "uniform", pct, "int32"});
-            if (n <= 4097 || n == (uint64_t(1) << 20))
+            if (n <= tile + 1 || n == (uint64_t(1) << 20))
                 for (const char* d : {"sorted", "equal", "few", "extremes"}) cases.push_back({n, d, 50, "int32"});
         }
         if (!o.quick && lim.huge_test) cases.push_back({kMaxN, "uniform", 10, "int32"});   // 64-bit indexing
