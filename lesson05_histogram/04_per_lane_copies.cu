@@ -1,4 +1,6 @@
-// 04_per_lane_copies — skew handling, part 1: several copies of the bins per block, one per lane.
+// 04_per_lane_copies — one copy of the bins per lane: no bank or address conflict inside a warp.
+// The best byte version of the lesson (measured on an H100 at 2^30 bytes: 1.31x CUB on uniform
+// bytes, 1.04x on `equal`, 1.07x on `zipf`, 95% of the copy roofline on every input).
 //
 // What changed since 03: the shared counters are replicated R times and interleaved (bin b, copy r
 // at word b*R + r); lane L of every warp adds into copy L % R (counting.cuh). With 256 bins R = 32
@@ -10,6 +12,9 @@
 //                   Contention remains only between warps (the atomic unit orders them).
 //   cost:           R x the shared memory (fewer blocks per SM when R x bins is large), and the
 //                   merge reads R words per bin (once per block).
+//   measured:       at 2^30 bytes 03 was not slower on equal/hot60/text/zipf (the serialised
+//                   atomics hide behind the memory traffic); 04 wins on uniform bytes (0.3796 ms
+//                   against 0.4648) and takes the same time on every input.
 // R is the largest power of two <= 32 that keeps R x bins x 4 bytes within 32 KB (4096 bins:
 // R = 2; 1000 bins: R = 8), at least 1 (then this is 03).
 // Alternatives that were considered: per-warp copies (warps stop contending, lanes still do) and

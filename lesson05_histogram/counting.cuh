@@ -1,14 +1,16 @@
-// lesson05_histogram/counting.cuh — the counting kernel of versions 03, 04 and 05. Each of those
-// files is one choice of its two knobs (the file's header explains the idea and its cost):
+// lesson05_histogram/counting.cuh — the counting kernel of versions 03 and 04 (and of 05 and 06 up
+// to 12288 bins), and of the pitfall wrong/run_aggregation_slowdown.cu. Each of those files is one
+// choice of its two knobs (the file's header explains the idea and its cost):
 //
 //   copies   R copies of the bins in shared memory, interleaved: bin b's copy r sits at word
 //            b * R + r, and lane L of a warp uses copy L % R.  R = 1 (03): one shared copy.
 //            R = 32 (04, bytes): every lane has its own copy, and its words all lie in bank L,
 //            so one warp's 32 atomics never share a bank or an address: no replays, whatever the
 //            input (uniform bytes collide in banks by chance; `equal` input in one address).
-//   runs     kAggregate (05): a thread looks at the 16 bytes (or 4 keys) of its vector in order and
-//            adds a run of equal bins with one atomic of +length. Helps when neighbours repeat
-//            (equal, skewed, runs); costs a compare per sample when they do not.
+//   runs     kAggregate (wrong/run_aggregation_slowdown.cu): a thread looks at the 16 bytes (or 4
+//            keys) of its vector in order and adds a run of equal bins with one atomic of +length.
+//            Meant to help when neighbours repeat; measured slower than R = 32 without it on every
+//            input (see that file): every version of the lesson passes false.
 //
 // Shape of the kernel: zero the copies, stream the input with 16-byte loads (wide_loads.cuh),
 // barrier, then each thread sums the R copies of some bins and adds them to the global bins.
@@ -90,8 +92,8 @@ void launch_count(const T* d_in, size_t n, Binner binner, uint32_t log_r, uint32
     CUDA_CHECK_LAST();
 }
 
-// Shared memory per block that 04 and 05 spend on copies: 32 KB keeps 4 blocks of 512 threads on
-// an SM (H100: 228 KB), the full 2048 threads.
+// Shared memory per block that 04 (and 05, 06 up to 12288 bins) spend on copies: 32 KB keeps 4
+// blocks of 512 threads on an SM (H100: 228 KB), the full 2048 threads.
 constexpr size_t kCopiesBudget = 32 * 1024;
 
 // R for a bin count: the most copies (up to one per lane) that keep a block within `budget` bytes

@@ -69,11 +69,11 @@ struct EvenBins {
     }
 };
 
-// ---- 16-bit counters, two per 32-bit word (06_large_bins) -----------------------------------------
+// ---- 16-bit counters, two per 32-bit word (05_large_bins) -----------------------------------------
 
 // Bin b lives in half (b & 1) of word b >> 1. An add of c returns the old word; if the counter's 16
 // bits went from below 0x8000 to 0x8000 or more, the adder must hand 0x8000 over to the global bin
-// and take it back out of the word (see 06_large_bins.cu for why the counter never passes 0xFFFF).
+// and take it back out of the word (see 05_large_bins.cu for why the counter never passes 0xFFFF).
 __host__ __device__ inline uint32_t half_shift(uint32_t bin) { return (bin & 1u) * 16u; }
 __host__ __device__ inline bool crosses_half(uint32_t old_word, uint32_t shift, uint32_t c) {
     const uint32_t old16 = (old_word >> shift) & 0xFFFFu;

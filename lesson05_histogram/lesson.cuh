@@ -285,7 +285,7 @@ inline std::vector<course::Case> battery(const course::Options& o) {
         cases.push_back({M, "uniform", bins, "uint32"});
         cases.push_back({M, "outside", bins, "uint32"});
     }
-    // 8M+ keys: with ~132 blocks each block sees > 2^15 samples of the hot value, so 06's 16-bit
+    // 8M+ keys: with ~132 blocks each block sees > 2^15 samples of the hot value, so 05_large_bins' 16-bit
     // counters cross 0x8000 and hand over (at least once per block on `equal`).
     for (uint64_t bins : {4096, 65536}) {
         for (const char* d : {"uniform", "hot60", "equal"})

@@ -21,7 +21,7 @@ namespace hist {
 // Calls visit.one(sample) for the unaligned head and tail samples and visit.vec(v) for every whole
 // 16-byte vector v (16 bytes or 4 keys), over in[0, n). Grid-stride: any grid size works.
 // kSyncEachRound: a __syncthreads() after each round of kVecs vectors per thread, with the loop
-// count uniform across the block (06 relies on it to bound what a round can add to a counter).
+// count uniform across the block (05_large_bins relies on it to bound what a round can add to a counter).
 template <int kVecs, bool kSyncEachRound = false, class T, class Visit>
 __device__ __forceinline__ void for_each_vector(const T* in, size_t n, Visit& visit) {
     constexpr int kPer = 16 / sizeof(T);

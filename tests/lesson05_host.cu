@@ -1,7 +1,7 @@
 // tests/lesson05_host.cu — host-only tests of lesson05_histogram (no GPU, no CUDA runtime calls):
 // the bin rule against brute force, the CPU reference against a plain loop, the input shapes,
-// the 16-bit counter hand-off of 06 under interleaving, and that the checker fails on planted
-// wrong answers. Prints PASS/FAIL per test and ends with 'N passed, N failed'.
+// the 16-bit counter hand-off of 05_large_bins under interleaving, and that the checker fails on
+// planted wrong answers. Prints PASS/FAIL per test and ends with 'N passed, N failed'.
 #include <cstdio>
 #include <algorithm>
 #include <functional>
@@ -152,7 +152,7 @@ void test_shapes() {
     report("shape_outside_refused_for_bytes", threw);
 }
 
-// 06's 16-bit counters: random adds (runs of 1..4) to two bins sharing one word, with each
+// 05_large_bins' 16-bit counters: random adds (runs of 1..4) to two bins sharing one word, with each
 // crossing's take-back applied after a random delay (other adds land in between, as on the GPU),
 // but never more than `window` adds later (the per-round barrier's bound). Exact totals expected,
 // and no counter may ever exceed 0xFFFF.
@@ -165,7 +165,7 @@ void test_half_counters() {
         uint64_t global[2] = {0, 0}, truth[2] = {0, 0};
         struct Pending { uint32_t due, shift; };
         std::vector<Pending> pending;
-        const uint32_t window = 16384 / 4;   // ops of up to 4 samples: <= 16384 samples, the bound 06 proves
+        const uint32_t window = 16384 / 4;   // ops of up to 4 samples: <= 16384 samples, the bound 05_large_bins proves
         const uint32_t ops = 200000 + uint32_t(rng() % 100000);
         for (uint32_t op = 0; op < ops; ++op) {
             for (size_t p = 0; p < pending.size();) {           // take-backs that are due now

@@ -7,10 +7,10 @@
 //   took it to 0x8000 or more, take 0x8000 back out of the word and add 0x8000 to hist[bin].
 // Hints: hist::half_shift, hist::crosses_half and hist::half_takeback in histogram.cuh do the bit
 // work; why a counter can then never pass 0xFFFF (and carry into its neighbour) is argued in
-// 06_large_bins.cu: the kernel synchronises the block after every round of 16 keys per thread.
+// 05_large_bins.cu: the kernel synchronises the block after every round of 16 keys per thread.
 // Until done nothing is counted in shared memory and the checker fails (exit 1).
 // Check:  make grade      (or: ./flush_16bit --test --quick  -> exit 0 when done)
-// Solution: 06_large_bins.cu (Visit16::add).
+// Solution: 05_large_bins.cu (Visit16::add).
 #include "../lesson.cuh"
 #include "../wide_loads.cuh"
 

@@ -1,16 +1,21 @@
 // wrong/missing_barrier_before_merge — 02 without the __syncthreads() between counting and merging.
-// CAUGHT-BY: racecheck --n 20000 --reps 1
+// CAUGHT-BY: checker
 //
 // The pitfall: a thread that has finished its own samples starts adding the block's counters to
 // the global bins while other warps of the block are still adding into those counters. The merge
 // reads a counter (a plain shared load) that another thread is about to change (a shared atomic):
-// a read-after-write hazard across threads with no barrier between them. Whether the answer comes
-// out wrong depends on timing (often it does: counts added after the merge read are lost), so the
-// reliable witness is compute-sanitizer's racecheck, which sees the unordered accesses on every run.
+// a read-after-write hazard across threads with no barrier between them. Counts added after a
+// merge has read their counter are lost, so the result comes out short.
+// How it is caught: by the checker (counts wrong; the sum check says how many were lost). The
+// battery's many-block inputs make the race fire: a block's fast warps start merging while slow
+// warps are still counting. compute-sanitizer's racecheck was run on this program on an H100 and
+// did NOT report the hazard: it does not flag this pattern (a plain shared load racing shared
+// atomics), so it is no witness for this bug. A clean racecheck run does not prove a kernel
+// race-free; a checker that compares every bin does catch it here.
 // (hist::block_count in histogram.cuh ends with the barrier that is missing here.)
 //
 // Build: nvcc -O3 -arch=native -lineinfo -o w_barrier wrong/missing_barrier_before_merge.cu
-// See it: compute-sanitizer --tool racecheck ./w_barrier --n 20000 --reps 1
+// See it: ./w_barrier --test --quick   (exit 1)
 #include "../lesson.cuh"
 
 constexpr int kBlock = 384;

@@ -1,8 +1,10 @@
-// 06_large_bins — 4,096 to 65,536 bins and beyond: 16-bit shared counters with overflow flushing.
+// 05_large_bins — 4,096 to 65,536 bins and beyond: 16-bit shared counters with overflow flushing.
 //
-// Up to 12288 bins this is 05 (per-lane copies as far as 32 KB allows, run aggregation): 4096 bins
-// x 4 bytes fit in shared memory many times over, and CUB, which keeps per-block histograms in
-// global memory above 256 bins, turns every sample into a global atomic there.
+// What changed since 04: nothing up to 12288 bins (bytes included): that is 04's counting (per-lane
+// copies as far as 32 KB allows, one shared atomic per sample), so this version is never slower
+// than 04 where 04 applies. 4096 bins x 4 bytes fit in shared memory many times over, and CUB,
+// which keeps per-block histograms in global memory above 256 bins, turns every sample into a
+// global atomic there (measured at 2^28 keys, 4096 bins: 04 0.484 ms, CUB 3.21 ms).
 // Above 12288 bins 32-bit counters need more than 48 KB per block (65536 bins: 256 KB, more than
 // an SM has). So the counters shrink to 16 bits, two per 32-bit word (65536 bins: 128 KB, one
 // block of 1024 threads per SM), and a counter that reaches 2^15 hands 2^15 to the global bin:
@@ -17,17 +19,21 @@
 // The subtraction of 0x8000 from the high half adds 2^31 to the word: the carry leaves the word and
 // the low half is untouched; from the low half it adds 0xFFFF8000: the carry into the high half is
 // cancelled by the 0xFFFF added there. At the end each block adds what its counters hold.
-//   atomics:  n shared atomics (fewer with runs) + n / 32768 global ones at most from crossings +
+//   atomics:  n shared atomics (fewer with runs, below) + n / 32768 global ones at most from crossings +
 //             (blocks x non-zero bins) from the final flush (132 blocks x 65536 bins on an H100:
 //             ~8.6 M, small against 2^28 samples but not free at small n).
 //   barriers: one per 16 keys per thread (cheap: everyone is at the same pace anyway).
+//   runs:     this 16-bit path still merges runs of equal neighbouring keys into one add of +run
+//             (Visit16::vec), as it did when it was measured (2^28 uniform keys, 65536 bins:
+//             0.723 ms, CUB 14.39 ms). On 256 and 4096 bins the same merging measured slower on
+//             every input (wrong/run_aggregation_slowdown.cu); here it is untested without.
 // The other way past the limit, thread-block clusters sharing 32-bit counters through distributed
-// shared memory (sm_90), is 07_cluster_dsmem.cu.
+// shared memory (sm_90), is 06_cluster_dsmem.cu.
 //
 // Limit: bins x 2 bytes of shared memory (H100: 116224 bins).
 //
-// Build alone:  nvcc -O3 -arch=native -o hist06 06_large_bins.cu
-// Run:          ./hist06 --type uint32 --bins 65536 --n 2^28          ./hist06 --test
+// Build alone:  nvcc -O3 -arch=native -o hist05 05_large_bins.cu
+// Run:          ./hist05 --type uint32 --bins 65536 --n 2^28          ./hist05 --test
 #include "lesson.cuh"
 #include "counting.cuh"
 
@@ -54,7 +60,8 @@ struct Visit16 {
         uint32_t bin;
         if (binner(x, bin)) add(bin, 1);
     }
-    __device__ __forceinline__ void vec(const uint4& v) {   // runs of equal bins, as in 05
+    // Runs of equal bins become one add (see the header: kept as measured in this path only).
+    __device__ __forceinline__ void vec(const uint4& v) {
         constexpr uint32_t kNone = 0xFFFFFFFFu;
         uint32_t cur = kNone, run = 0;
         hist::for_each_in_vector<uint32_t>(v, [&](uint32_t x) {
@@ -85,13 +92,14 @@ count16_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t* hist) {
     }
 }
 
+// Bytes and up to 12288 bins: 04's counting (per-lane copies, no run merging).
 void hist_bytes(const uint8_t* d_in, size_t n, uint32_t* d_hist) {
-    hist::launch_count<true>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
+    hist::launch_count<false>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
 }
 
 void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
     if (b.bins <= kMax32BitBins) {
-        hist::launch_count<true>(d_in, n, b, hist::copies_log2(b.bins, hist::kCopiesBudget), d_hist);
+        hist::launch_count<false>(d_in, n, b, hist::copies_log2(b.bins, hist::kCopiesBudget), d_hist);
         return;
     }
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
@@ -113,5 +121,5 @@ int main(int argc, char** argv) {
     s.bytes = hist_bytes;
     s.keys = hist_keys;
     s.device_max_bins = max_bins_here;
-    return hist::run_lesson(argc, argv, "06_large_bins", s);
+    return hist::run_lesson(argc, argv, "05_large_bins", s);
 }

@@ -1,7 +1,7 @@
-// 07_cluster_dsmem — large bin counts on sm_90: 32-bit counters spread over the shared memory of
+// 06_cluster_dsmem — large bin counts on sm_90: 32-bit counters spread over the shared memory of
 // a thread-block cluster (distributed shared memory), no 16-bit flushing.
 //
-// What changed since 06: above 12288 bins, instead of halving the counters, a cluster of C = 2..8
+// What changed since 05: above 12288 bins, instead of halving the counters, a cluster of C = 2..8
 // blocks (the smallest power of two that keeps each block's slice within 64 KB: 65536 bins ->
 // C = 4) shares one copy of the bins. Block r of the cluster owns bins r, r + C, r + 2C, ... (bin b
 // lives in block b % C at word b / C). Any thread of the cluster adds to any bin: it maps the
@@ -9,16 +9,28 @@
 // there; the SM-to-SM network carries it.
 //   atomics:  n distributed-shared atomics ((C-1)/C of them to another SM of the cluster: slower
 //             than local shared atomics, far faster than L2 atomics) + (blocks/C x non-zero bins)
-//             global atomics for the merge: C times fewer than 06's flush.
+//             global atomics for the merge: C times fewer than 05's flush.
 //   barriers: cluster.sync() after zeroing (nobody adds into a slice before it is zeroed) and after
 //             counting (every remote add has landed before the owner merges, and no block exits
 //             while others still write into its shared memory).
-//   limits:   sm_90 and newer (#if __CUDA_ARCH__ >= 900); elsewhere, and up to 12288 bins, this
-//             is 05 (per-lane copies + runs). At most 8 x 64 KB = 131072 bins.
-// Whether remote atomics beat 06's local 16-bit counters plus hand-offs: measured, see the table.
+//   limits:   sm_90 and newer (#if __CUDA_ARCH__ >= 900); elsewhere, and up to 12288 bins (bytes
+//             included), this is 04 (per-lane copies, one atomic per sample). At most 8 x 64 KB =
+//             131072 bins.
+//   runs:     the cluster path still merges runs of equal neighbouring keys into one add, as it did
+//             when measured (on 256 and 4096 bins that merging is a measured pitfall:
+//             wrong/run_aggregation_slowdown.cu).
+// Measured on an H100, 2^28 uniform keys, 65536 bins: 4.74 ms, against 0.723 ms for 05_large_bins
+// and 14.39 ms for CUB: 3x faster than CUB, 6.6x slower than 05's local 16-bit counters. The
+// likely reason: with C = 4, 3/4 of the adds leave the SM, each a small request of its own over
+// the SM-to-SM network, whose throughput for scattered 4-byte atomics is far below that of the
+// SM's own shared-memory atomic unit (which serves a warp's 32 adds as one instruction); uniform
+// keys give no locality to keep adds at home. 05 sends one add in 32768 to a bin off the SM (the
+// hand-off) and keeps all others local. Clusters win back only the smaller final merge, which is
+// not where the time goes at 2^28 keys. DSMEM pays when the remote traffic is coarse (whole tiles,
+// not one counter per sample).
 //
-// Build alone:  nvcc -O3 -arch=native -o hist07 07_cluster_dsmem.cu
-// Run:          ./hist07 --type uint32 --bins 65536 --n 2^28          ./hist07 --test
+// Build alone:  nvcc -O3 -arch=native -o hist06 06_cluster_dsmem.cu
+// Run:          ./hist06 --type uint32 --bins 65536 --n 2^28          ./hist06 --test
 #include <cooperative_groups.h>
 
 #include "lesson.cuh"
@@ -48,7 +60,8 @@ struct VisitCluster {
         uint32_t bin;
         if (binner(x, bin)) add(bin, 1);
     }
-    __device__ __forceinline__ void vec(const uint4& v) {   // runs of equal bins, as in 05
+    // Runs of equal bins become one add (kept as measured in this path; see the header).
+    __device__ __forceinline__ void vec(const uint4& v) {
         constexpr uint32_t kNone = 0xFFFFFFFFu;
         uint32_t cur = kNone, run = 0;
         hist::for_each_in_vector<uint32_t>(v, [&](uint32_t x) {
@@ -88,13 +101,14 @@ cluster_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t log_c, uint
 
 bool has_clusters() { return course::device().cc_major >= 9; }
 
+// Bytes, up to 12288 bins, and GPUs without clusters: 04's counting (per-lane copies, no run merging).
 void hist_bytes(const uint8_t* d_in, size_t n, uint32_t* d_hist) {
-    hist::launch_count<true>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
+    hist::launch_count<false>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
 }
 
 void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
     if (b.bins <= kMax32BitBins || !has_clusters()) {
-        hist::launch_count<true>(d_in, n, b, hist::copies_log2(b.bins, hist::kCopiesBudget), d_hist);
+        hist::launch_count<false>(d_in, n, b, hist::copies_log2(b.bins, hist::kCopiesBudget), d_hist);
         return;
     }
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
@@ -133,5 +147,5 @@ int main(int argc, char** argv) {
     s.bytes = hist_bytes;
     s.keys = hist_keys;
     s.device_max_bins = max_bins_here;
-    return hist::run_lesson(argc, argv, "07_cluster_dsmem", s);
+    return hist::run_lesson(argc, argv, "06_cluster_dsmem", s);
 }
