@@ -69,9 +69,9 @@ def is_naive(version):
     return "01_" in version
 
 
-def idea_of(version):
-    """The one-line idea from the version's source header: '// NN_name — idea'."""
-    for path in glob.glob(os.path.join(ROOT, "lesson*", version + ".cu")):
+def idea_of(version, lesson):
+    """The one-line idea from the version's source header: '// NN_name — idea' (in the lesson's own folder)."""
+    for path in glob.glob(os.path.join(ROOT, f"lesson{lesson[:2]}_*", version + ".cu")):
         with open(path, errors="replace") as f:
             first = f.readline().strip()
         m = re.match(r"//\s*\S+\s*[—-]+\s*(.*)", first)
@@ -150,7 +150,7 @@ def table(rows, lesson, gpu, filters):
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|")
     for v in sorted(by_version):
-        cells = [f"`{v}`", idea_of(v)]
+        cells = [f"`{v}`", idea_of(v, lesson)]
         for n in sizes:
             r = by_version[v].get(n)
             cells += [fmt_ms(r["ms_median"]), f"{r['gbps']:.0f}"] if r else ["—", "—"]
