@@ -29,7 +29,8 @@
 // staging), kept/4 16-byte stores. Measured: see the table in README.md.
 // Limits: n <= 2^31 - 1 (32-bit tile counts and offsets); the staged tile (4 * (tile + 4) bytes)
 // lives in static shared memory, so THREADS * 4 * VECS must stay under 12284 elements.
-// Tuning knobs: -DCOMPACT_THREADS=128 -DCOMPACT_VECS=12 -DCOMPACT_VEC_STORE=1 (the defaults).
+// Tuning knobs: -DCOMPACT_THREADS=128 -DCOMPACT_VECS=12 -DCOMPACT_VEC_STORE=1 -DCOMPACT_MIN_BLOCKS=1
+// (the defaults).
 //
 // Build alone:  nvcc -O3 -arch=native -o compact03 compact_03_lookback.cu
 // Run:          ./compact03 --n 2^28 --pct 50        ./compact03 --test
@@ -43,6 +44,9 @@
 #endif
 #ifndef COMPACT_VECS
 #define COMPACT_VECS 12       // 16-byte vectors per thread: 48 elements per thread
+#endif
+#ifndef COMPACT_MIN_BLOCKS
+#define COMPACT_MIN_BLOCKS 1  // blocks per SM asked of ptxas (__launch_bounds__): > 1 caps the registers
 #endif
 #ifndef COMPACT_VEC_STORE
 #define COMPACT_VEC_STORE 1   // 1: copy the staged run out with 16-byte stores; 0: 4-byte stores
@@ -60,7 +64,7 @@ static_assert(size_t(kTile + 4) * 4 + 64 <= 48 * 1024, "the staged tile must fit
 // kStageBarrier = false is the pitfall of wrong/compact_stage_no_barrier.cu (the barrier between
 // staging and copying out left out).
 template <bool kAligned, bool kStageBarrier = true>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, COMPACT_MIN_BLOCKS)
 lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* __restrict__ count,
                  size_t n, uint32_t pct, unsigned tiles, lookback::State st) {
     __shared__ unsigned s_tile;
