@@ -2,7 +2,7 @@
 // Matrix Market input, the double-precision CPU reference (the checker), the battery, the sweep,
 // the bytes SpMV must move, and run_lesson() for every spmv_NN version.
 //
-// Semantics (README_spmv.md, "semantics card"):
+// Semantics (README.md, Part 3, "semantics card"):
 //   y = A x, A in CSR (row_ptr[rows + 1], col[nnz], val[nnz]), x[cols], y[rows].
 //   Every y[i] is written, empty rows included (y[i] = 0). Duplicates would be summed (the
 //   generators and the .mtx reader merge them, columns sorted within a row).

@@ -7,7 +7,7 @@
 // host-side setup, not the kernel. Every cuSPARSE status is checked (one line, exit 3).
 //
 // Cost model: the problem's bytes (values, column indices, row offsets, x, y); how close cuSPARSE
-// gets to them is what the table shows (measured: see README_spmv.md).
+// gets to them is what the table shows (measured: see README.md, Part 3).
 //
 // Build alone:  nvcc -O3 -arch=native -o spmv00 spmv_00_cusparse.cu -lcusparse
 // Run:          ./spmv00 --gen random --n 2^22      ./spmv00 --matrix F.mtx      ./spmv00 --test

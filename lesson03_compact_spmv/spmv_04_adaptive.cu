@@ -39,7 +39,7 @@
 // Run:          ./spmv04 --gen powerlaw --n 2^22 --type float64      ./spmv04 --test
 #include "spmv.cuh"
 
-// Tuning knobs (defaults first; the lead measures variants with -D, see README_spmv.md):
+// Tuning knobs (defaults first; the lead measures variants with -D, see README.md, Part 3):
 #ifndef SPMV04_BLOCK
 #define SPMV04_BLOCK 256          // threads per block
 #endif

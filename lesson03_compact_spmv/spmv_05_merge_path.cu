@@ -37,7 +37,7 @@
 // Run:          ./spmv05 --gen giant_row --n 2^22      ./spmv05 --test
 #include "spmv.cuh"
 
-// Tuning knobs (defaults first; the lead measures variants with -D, see README_spmv.md). The tile
+// Tuning knobs (defaults first; the lead measures variants with -D, see README.md, Part 3). The tile
 // is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per item), so
 // block x items is capped by the 48 KB of static shared memory: float <= 4096 items, double <= 2457.
 #ifndef SPMV05_BLOCK

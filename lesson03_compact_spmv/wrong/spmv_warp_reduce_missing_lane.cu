@@ -8,7 +8,7 @@
 // lane 0 ends with the sum of the EVEN lanes only: the entries at begin + 1, begin + 3, ... are
 // lost. Rows of one entry still come out right (lane 0 held everything), so a test on a diagonal
 // matrix passes; any row with two or more entries is wrong by roughly half its terms. The
-// checker's per-row tolerance (README_spmv.md) is far below a missing term. Correct version:
+// checker's per-row tolerance (README.md, Part 3) is far below a missing term. Correct version:
 // spmv_02_warp_per_row.cu.
 #include "../spmv.cuh"
 
