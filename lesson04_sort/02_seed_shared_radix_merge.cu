@@ -20,7 +20,7 @@
 // Why it loses to the CPU: it uses one warp of one SM (32 of the H100's ~17,000 lanes, ~1/500),
 // and both phases are serial chains of latency-bound shared-memory steps (~100s of ns per output
 // key). A CPU core sorts 4096 keys out of its L1 cache in tens of microseconds. The post measured 1.00 ms on the GPU
-// vs 0.66 ms for its CPU radix sort (README_comparison.md shows how each phase adds up).
+// vs 0.66 ms for its CPU radix sort (README.md, 02, shows how each phase adds up).
 // Limit: n <= 4096 (two 16 KB lists of codes in shared memory; the post's size). Keys: uint32,
 // int32 and float32, sorted as their 32-bit ordered codes (lesson.cuh) and mapped back exactly.
 //

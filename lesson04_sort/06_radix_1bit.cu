@@ -82,39 +82,37 @@ void split_passes(U* a, U* b, uint32_t* va, uint32_t* vb, size_t n) {
     }
 }
 
-template <class K>
-void radix1_keys(const K* d_in, K* d_out, size_t n) {
-    using U = typename sorting::Ordered<K>::U;
-    if (n == 0) return;
-    U* a = course::scratch_as<U>(1, n);
-    U* b = course::scratch_as<U>(2, n);
-    to_codes<<<grid_for(n), kBlock>>>(d_in, a, n);
-    CUDA_CHECK_LAST();
-    split_passes<U, false>(a, b, nullptr, nullptr, n);
-    from_codes<<<grid_for(n), kBlock>>>(a, d_out, n);
-    CUDA_CHECK_LAST();
-}
+// The entry points: every key type through one template, and pairs (sorting::every_type).
+struct Radix1 {
+    template <class K>
+    static void keys(const K* d_in, K* d_out, size_t n) {
+        using U = typename sorting::Ordered<K>::U;
+        if (n == 0) return;
+        U* a = course::scratch_as<U>(1, n);
+        U* b = course::scratch_as<U>(2, n);
+        to_codes<<<grid_for(n), kBlock>>>(d_in, a, n);
+        CUDA_CHECK_LAST();
+        split_passes<U, false>(a, b, nullptr, nullptr, n);
+        from_codes<<<grid_for(n), kBlock>>>(a, d_out, n);
+        CUDA_CHECK_LAST();
+    }
 
-void radix1_pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out, uint32_t* d_vals_out,
-                  size_t n) {
-    if (n == 0) return;
-    // 32 passes (even): with a = the output buffers, the result lands in them.
-    uint32_t* b = course::scratch_as<uint32_t>(2, n);
-    uint32_t* vb = course::scratch_as<uint32_t>(5, n);
-    CUDA_CHECK(cudaMemcpyAsync(d_keys_out, d_keys_in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
-    CUDA_CHECK(cudaMemcpyAsync(d_vals_out, d_vals_in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
-    split_passes<uint32_t, true>(d_keys_out, b, d_vals_out, vb, n);
-}
+    static void pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out, uint32_t* d_vals_out,
+                      size_t n) {
+        if (n == 0) return;
+        // 32 passes (even): with a = the output buffers, the result lands in them.
+        uint32_t* b = course::scratch_as<uint32_t>(2, n);
+        uint32_t* vb = course::scratch_as<uint32_t>(5, n);
+        CUDA_CHECK(cudaMemcpyAsync(d_keys_out, d_keys_in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaMemcpyAsync(d_vals_out, d_vals_in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
+        split_passes<uint32_t, true>(d_keys_out, b, d_vals_out, vb, n);
+    }
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    sorting::Sorter s;
-    s.u32 = radix1_keys<uint32_t>;
-    s.i32 = radix1_keys<int32_t>;
-    s.f32 = radix1_keys<float>;
-    s.u64 = radix1_keys<uint64_t>;
-    s.pairs = radix1_pairs;
+    sorting::Sorter s = sorting::every_type<Radix1>();   // every key type, and pairs
     s.max_n = 0xFFFFFFFFull;
     s.limit_why = "the split's scan counts are uint32";
     return sorting::run_lesson(argc, argv, "06_radix_1bit", s);

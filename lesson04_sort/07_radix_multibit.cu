@@ -35,24 +35,7 @@ constexpr int kBlock = 256, kItems = 15;
 using Rank = radix::TileRank<kBlock, kItems>;
 constexpr int kTile = Rank::kTile;   // 3840 keys per tile
 
-// Step 1: the tile's digit counts, digit-major into counts[d * tiles + tile].
-template <class K, class U, bool kFirst>
-__global__ void __launch_bounds__(kBlock)
-count_digits(const void* src, size_t n, int shift, uint32_t* counts, size_t tiles) {
-    __shared__ uint32_t hist[radix::kDigits];
-    hist[threadIdx.x] = 0;
-    __syncthreads();
-    const size_t tile_base = size_t(blockIdx.x) * kTile;
-    U code[kItems];
-    radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const size_t warp_base = tile_base + size_t(warp) * 32 * kItems;
-#pragma unroll
-    for (int j = 0; j < kItems; ++j)
-        if (warp_base + size_t(j) * 32 + lane < n) atomicAdd(&hist[radix::digit_of(code[j], shift)], 1u);
-    __syncthreads();
-    counts[size_t(threadIdx.x) * tiles + blockIdx.x] = hist[threadIdx.x];
-}
+// Step 1 is radix::count_digits (radix.cuh): the tile's digit counts, digit-major.
 
 // Step 3: rank, stage in shared memory in digit order, write out.
 template <class K, class U, bool kFirst, bool kLast, bool kPairs>
@@ -77,17 +60,10 @@ scatter_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, s
     // Where this tile's run of digit d begins in the output, minus where it begins in the tile.
     s_offset[threadIdx.x] = (long long)offsets[size_t(threadIdx.x) * tiles + blockIdx.x] - (long long)start;
 
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) s_codes[rank[j]] = code[j];
-    if constexpr (kPairs) {
-        uint32_t val[kItems];
-        radix::load_values<kItems>(vsrc, n, tile_base, val);
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) s_vals[rank[j]] = val[j];
-    }
+    radix::stage_tile<U, kItems, kPairs>(code, rank, vsrc, n, tile_base, s_codes, s_vals);
     __syncthreads();
-    radix::scatter_codes<K, U, kBlock, kLast>(s_codes, s_offset, valid, shift, dst);
-    if constexpr (kPairs) radix::scatter_values<U, kBlock>(s_codes, s_vals, s_offset, valid, shift, vdst);
+    radix::scatter_codes<K, U, kBlock, kLast>(s_codes, s_offset, valid, shift, dst, n);
+    if constexpr (kPairs) radix::scatter_values<U, kBlock>(s_codes, s_vals, s_offset, valid, shift, vdst, n);
 }
 
 template <class K, class U, bool kFirst, bool kLast, bool kPairs>
@@ -96,7 +72,7 @@ void one_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     const unsigned grid = course::blocks_for(n, kTile);
     uint32_t* counts = course::scratch_as<uint32_t>(3, tiles * radix::kDigits);
     uint32_t* offsets = course::scratch_as<uint32_t>(4, tiles * radix::kDigits);
-    count_digits<K, U, kFirst><<<grid, kBlock>>>(src, n, shift, counts, tiles);
+    radix::count_digits<K, U, kBlock, kItems, kFirst><<<grid, kBlock>>>(src, n, shift, counts, tiles);
     CUDA_CHECK_LAST();
     scan::device_scan(counts, offsets, tiles * radix::kDigits, scan::Kind::exclusive);
     scatter_pass<K, U, kFirst, kLast, kPairs><<<grid, kBlock>>>(src, dst, vsrc, vdst, n, shift, offsets, tiles);
@@ -104,45 +80,34 @@ void one_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
 }
 
 // Passes over digits 0, 8, 16, ...: in -> tmp -> out -> tmp -> ... -> out (the count is even).
-template <class K, bool kPairs>
-void radix8_sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
-    using U = typename sorting::Ordered<K>::U;
-    if (n == 0) return;
-    constexpr int kPasses = int(8 * sizeof(U)) / radix::kDigitBits;
-    static_assert(kPasses % 2 == 0, "the last pass must land in the output");
-    U* tmp = course::scratch_as<U>(1, n);
-    uint32_t* vtmp = kPairs ? course::scratch_as<uint32_t>(2, n) : nullptr;
-    for (int p = 0; p < kPasses; ++p) {
-        const int shift = p * radix::kDigitBits;
-        void* dst = p % 2 == 0 ? static_cast<void*>(tmp) : static_cast<void*>(out);
-        uint32_t* vdst = p % 2 == 0 ? vtmp : vout;
-        if (p == 0) {
-            one_pass<K, U, true, false, kPairs>(in, dst, vin, vdst, n, shift);
-        } else {
-            const void* src = p % 2 == 1 ? static_cast<const void*>(tmp) : static_cast<const void*>(out);
-            const uint32_t* vsrc = p % 2 == 1 ? vtmp : vout;
-            if (p == kPasses - 1) one_pass<K, U, false, true, kPairs>(src, dst, vsrc, vdst, n, shift);
-            else one_pass<K, U, false, false, kPairs>(src, dst, vsrc, vdst, n, shift);
+struct Radix8 {
+    template <class K, bool kPairs>
+    static void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
+        using U = typename sorting::Ordered<K>::U;
+        if (n == 0) return;
+        constexpr int kPasses = int(8 * sizeof(U)) / radix::kDigitBits;
+        static_assert(kPasses % 2 == 0, "the last pass must land in the output");
+        U* tmp = course::scratch_as<U>(1, n);
+        uint32_t* vtmp = kPairs ? course::scratch_as<uint32_t>(2, n) : nullptr;
+        for (int p = 0; p < kPasses; ++p) {
+            const int shift = p * radix::kDigitBits;
+            void* dst = p % 2 == 0 ? static_cast<void*>(tmp) : static_cast<void*>(out);
+            uint32_t* vdst = p % 2 == 0 ? vtmp : vout;
+            if (p == 0) {
+                one_pass<K, U, true, false, kPairs>(in, dst, vin, vdst, n, shift);
+            } else {
+                const void* src = p % 2 == 1 ? static_cast<const void*>(tmp) : static_cast<const void*>(out);
+                const uint32_t* vsrc = p % 2 == 1 ? vtmp : vout;
+                if (p == kPasses - 1) one_pass<K, U, false, true, kPairs>(src, dst, vsrc, vdst, n, shift);
+                else one_pass<K, U, false, false, kPairs>(src, dst, vsrc, vdst, n, shift);
+            }
         }
     }
-}
-
-template <class K>
-void radix8_keys(const K* d_in, K* d_out, size_t n) { radix8_sort<K, false>(d_in, d_out, nullptr, nullptr, n); }
-
-void radix8_pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out, uint32_t* d_vals_out,
-                  size_t n) {
-    radix8_sort<uint32_t, true>(d_keys_in, d_keys_out, d_vals_in, d_vals_out, n);
-}
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    sorting::Sorter s;
-    s.u32 = radix8_keys<uint32_t>;
-    s.i32 = radix8_keys<int32_t>;
-    s.f32 = radix8_keys<float>;
-    s.u64 = radix8_keys<uint64_t>;
-    s.pairs = radix8_pairs;
+    sorting::Sorter s = radix::sorter_for<Radix8>();   // every key type, and pairs
     return sorting::run_lesson(argc, argv, "07_radix_multibit", s);
 }

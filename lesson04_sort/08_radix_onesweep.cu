@@ -37,25 +37,8 @@
 // Run:          ./onesweep --n 2^28    ./onesweep --type pairs --n 2^28    ./onesweep --test
 #include "onesweep.cuh"
 
-namespace {
-
-template <class K>
-void onesweep_keys(const K* d_in, K* d_out, size_t n) { onesweep::sort<K, false>(d_in, d_out, nullptr, nullptr, n); }
-
-void onesweep_pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out, uint32_t* d_vals_out,
-                    size_t n) {
-    onesweep::sort<uint32_t, true>(d_keys_in, d_keys_out, d_vals_in, d_vals_out, n);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-    sorting::Sorter s;
-    s.u32 = onesweep_keys<uint32_t>;
-    s.i32 = onesweep_keys<int32_t>;
-    s.f32 = onesweep_keys<float>;
-    s.u64 = onesweep_keys<uint64_t>;
-    s.pairs = onesweep_pairs;
+    sorting::Sorter s = radix::sorter_for<onesweep::Sort<>>();   // every key type, and pairs
     s.max_n = (uint64_t(1) << 30) - 1;
     s.limit_why = "look-back counts are 30-bit";
     return sorting::run_lesson(argc, argv, "08_radix_onesweep", s);

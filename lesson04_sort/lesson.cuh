@@ -51,6 +51,19 @@ struct Sorter {
     const char* limit_why = "";           // e.g. "O(n^2) work: minutes beyond 2^17"
 };
 
+// A version whose keys sort is one template V::keys<K>, with V::pairs for pairs, offers every
+// type; this fills its Sorter (06, and 07 / 08 through radix::sorter_for):
+//     sorting::Sorter s = sorting::every_type<MyVersion>();
+template <class V> Sorter every_type() {
+    Sorter s;
+    s.u32 = V::template keys<uint32_t>;
+    s.i32 = V::template keys<int32_t>;
+    s.f32 = V::template keys<float>;
+    s.u64 = V::template keys<uint64_t>;
+    s.pairs = V::pairs;
+    return s;
+}
+
 // ---- key order as unsigned bits (the radix sorts sort these; the checker compares these) ------
 
 // Float order as a bijective map of the 32 bits onto uint32, order-preserving:

@@ -6,9 +6,12 @@
 // K is uint32_t, int32_t, float or uint64_t (sorted as sorting::Ordered<K> codes, 8 bits per
 // pass); kPairs carries uint32 values along, stably. n < 2^30 (30-bit look-back counts). The
 // look-back is a policy (DigitLookback below) so that exercises/radix_digit_lookback.cu can
-// supply its own, as lesson02's scan.cuh does for its look-back.
+// supply its own, as lesson02's scan.cuh does for its look-back. A look-back other than
+// DigitLookback gets a bounds-checked scatter (radix::scatter_codes, kGuard), so that a wrong one
+// fails the checker instead of writing past the end of a buffer.
 #pragma once
 #include <cuda/atomic>
+#include <type_traits>
 
 #include "radix.cuh"
 
@@ -118,14 +121,7 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     publish(word, tile == 0 ? kPrefix : kAggregate, mine);
 
     const uint32_t start = Rank::finish(total, digit, rank, rank_storage);
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) s_codes[rank[j]] = code[j];
-    if constexpr (kPairs) {
-        uint32_t val[kItems];
-        radix::load_values<kItems>(vsrc, n, tile_base, val);
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) s_vals[rank[j]] = val[j];
-    }
+    radix::stage_tile<U, kItems, kPairs>(code, rank, vsrc, n, tile_base, s_codes, s_vals);
 
     // Digit d's keys in earlier tiles (the look-back), then our inclusive PREFIX for later tiles.
     uint32_t before = 0;
@@ -136,8 +132,10 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     s_offset[d] = (long long)digit_starts[d] + (long long)before - (long long)start;
     __syncthreads();
 
-    radix::scatter_codes<K, U, kBlock, kLast>(s_codes, s_offset, valid, shift, dst);
-    if constexpr (kPairs) radix::scatter_values<U, kBlock>(s_codes, s_vals, s_offset, valid, shift, vdst);
+    // Our own look-back needs no bounds check; any other (the exercise's) gets one: see kGuard.
+    constexpr bool kGuard = !std::is_same_v<Lookback, DigitLookback>;
+    radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
+    if constexpr (kPairs) radix::scatter_values<U, kBlock, kGuard>(s_codes, s_vals, s_offset, valid, shift, vdst, n);
 }
 
 template <class K, bool kPairs, class Lookback = DigitLookback>
@@ -185,5 +183,14 @@ void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
         CUDA_CHECK_LAST();
     }
 }
+
+// The sort as a policy class for radix::sorter_for (08 and the exercise's Sorter).
+template <class Lookback = DigitLookback>
+struct Sort {
+    template <class K, bool kPairs>
+    static void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
+        onesweep::sort<K, kPairs, Lookback>(in, out, vin, vout, n);
+    }
+};
 
 }  // namespace onesweep

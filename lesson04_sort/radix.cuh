@@ -1,5 +1,7 @@
 // lesson04_sort/radix.cuh — building blocks shared by the multi-bit radix sorts (07, 08):
-// digits of ordered key codes, and the stable ranking of one tile of keys by digit.
+// digits of ordered key codes, the per-tile digit counts (07), the stable ranking of one tile of
+// keys by digit, the staging and the scatter of a ranked tile, and the Sorter of a version that
+// sorts keys and pairs with one template.
 //
 // A radix pass is stable only if every key's destination respects input order among keys of the
 // same digit. Inside a tile that order is the *element index*, so ranking must count, for each
@@ -128,27 +130,86 @@ __device__ __forceinline__ void load_values(const uint32_t* src, size_t n, size_
     }
 }
 
+// 07's step 1 (also the given part of exercises/radix_stable_scatter.cu): each block counts the
+// digits of one tile of BLOCK x ITEMS keys, digit-major into counts[d * tiles + tile], so that
+// one exclusive scan of `counts` gives every (digit, tile) its output offset. Padding is not
+// counted. BLOCK == kDigits: thread t writes digit t's count.
+template <class K, class U, int BLOCK, int ITEMS, bool kFirst>
+__global__ void __launch_bounds__(BLOCK)
+count_digits(const void* src, size_t n, int shift, uint32_t* counts, size_t tiles) {
+    static_assert(BLOCK == kDigits, "one thread per digit");
+    __shared__ uint32_t hist[kDigits];
+    hist[threadIdx.x] = 0;
+    __syncthreads();
+    const size_t tile_base = size_t(blockIdx.x) * BLOCK * ITEMS;
+    U code[ITEMS];
+    load_codes<K, U, BLOCK, ITEMS, kFirst>(src, n, tile_base, code);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const size_t warp_base = tile_base + size_t(warp) * 32 * ITEMS;
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j)
+        if (warp_base + size_t(j) * 32 + lane < n) atomicAdd(&hist[digit_of(code[j], shift)], 1u);
+    __syncthreads();
+    counts[size_t(threadIdx.x) * tiles + blockIdx.x] = hist[threadIdx.x];
+}
+
+// Puts the tile's keys (and values, for pairs) into shared memory at their ranks: sorted by digit
+// within the tile, ready for scatter_codes / scatter_values after a barrier.
+template <class U, int ITEMS, bool kPairs>
+__device__ __forceinline__ void stage_tile(const U (&code)[ITEMS], const uint32_t (&rank)[ITEMS], const uint32_t* vsrc,
+                                           size_t n, size_t tile_base, U* s_codes, uint32_t* s_vals) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) s_codes[rank[j]] = code[j];
+    if constexpr (kPairs) {
+        uint32_t val[ITEMS];
+        load_values<ITEMS>(vsrc, n, tile_base, val);
+#pragma unroll
+        for (int j = 0; j < ITEMS; ++j) s_vals[rank[j]] = val[j];
+    }
+}
+
 // Writes the tile's keys (already in shared memory in rank order) to dst[offset[digit] + i]:
 // offset[d] = the global position of the tile's first key of digit d, minus the digit's start in
 // the tile. kLast: the destination is the caller's K array (codes mapped back).
-template <class K, class U, int BLOCK, bool kLast>
+// kGuard: skip destinations >= n. 07's and 08's offsets are right, so they need no check; a pass
+// whose offsets come from code under construction (exercises/radix_digit_lookback.cu) may be
+// wrong, and its next pass then reads keys whose digits no longer match the precomputed counts:
+// without the check such a tile writes past the end of the buffer (a CUDA error, not a FAIL).
+template <class K, class U, int BLOCK, bool kLast, bool kGuard = false>
 __device__ __forceinline__ void scatter_codes(const U* s_codes, const long long* s_offset, uint32_t valid, int shift,
-                                              void* dst) {
+                                              void* dst, size_t n) {
     for (uint32_t i = threadIdx.x; i < valid; i += BLOCK) {
         U c = s_codes[i];
         size_t pos = size_t(s_offset[digit_of(c, shift)] + (long long)i);
+        if constexpr (kGuard) { if (pos >= n) continue; }   // a negative offset wraps to a huge size_t
         if constexpr (kLast) static_cast<K*>(dst)[pos] = sorting::Ordered<K>::from(c);
         else static_cast<U*>(dst)[pos] = c;
     }
 }
 
-template <class U, int BLOCK>
+template <class U, int BLOCK, bool kGuard = false>
 __device__ __forceinline__ void scatter_values(const U* s_codes, const uint32_t* s_vals, const long long* s_offset,
-                                               uint32_t valid, int shift, uint32_t* dst) {
+                                               uint32_t valid, int shift, uint32_t* dst, size_t n) {
     for (uint32_t i = threadIdx.x; i < valid; i += BLOCK) {
         size_t pos = size_t(s_offset[digit_of(s_codes[i], shift)] + (long long)i);
+        if constexpr (kGuard) { if (pos >= n) continue; }
         dst[pos] = s_vals[i];
     }
 }
+
+// 07 and 08 sort keys and pairs with one template each,
+//     Algo::template sort<K, kPairs>(keys_in, keys_out, vals_in, vals_out, n)   (values null for keys),
+// and offer every key type: this is their Sorter (sorting::every_type, lesson.cuh).
+template <class Algo>
+struct KeysAndPairs {
+    template <class K> static void keys(const K* in, K* out, size_t n) {
+        Algo::template sort<K, false>(in, out, nullptr, nullptr, n);
+    }
+    static void pairs(const uint32_t* keys_in, const uint32_t* vals_in, uint32_t* keys_out, uint32_t* vals_out,
+                      size_t n) {
+        Algo::template sort<uint32_t, true>(keys_in, keys_out, vals_in, vals_out, n);
+    }
+};
+template <class Algo> sorting::Sorter sorter_for() { return sorting::every_type<KeysAndPairs<Algo>>(); }
 
 }  // namespace radix

@@ -5,7 +5,9 @@
 // digit d its count as an AGGREGATE, then thread d asks `MyLookback::before` how many keys of
 // digit d all EARLIER tiles hold, publishes its inclusive PREFIX and scatters. The skeleton
 // returns 0, so every tile after the first writes over the first one's places: cases up to one
-// tile (3840 keys) pass, larger ones fail.
+// tile (3840 keys) pass, larger ones fail. (A wrong look-back also leaves holes that the next
+// pass reads as keys its precomputed counts do not know; onesweep.cuh bounds-checks the scatter
+// of any look-back but its own, so that shows up as a FAIL, never as an out-of-bounds write.)
 //
 // TODO: MyLookback::before(status, tile, d) for tile >= 1: the sum over tiles 0..tile-1 of their
 // count of digit d. Tile t's word for digit d is status[t * 256 + d]; read it with
@@ -34,16 +36,11 @@ struct MyLookback {
     }
 };
 
-template <class K>
-void keys_fn(const K* in, K* out, size_t n) { onesweep::sort<K, false, MyLookback>(in, out, nullptr, nullptr, n); }
-void pairs_fn(const uint32_t* ki, const uint32_t* vi, uint32_t* ko, uint32_t* vo, size_t n) {
-    onesweep::sort<uint32_t, true, MyLookback>(ki, ko, vi, vo, n);
-}
-
 int main(int argc, char** argv) {
+    using Mine = radix::KeysAndPairs<onesweep::Sort<MyLookback>>;   // 08's sort with your look-back
     sorting::Sorter s;
-    s.u32 = keys_fn<uint32_t>;
-    s.pairs = pairs_fn;
+    s.u32 = Mine::keys<uint32_t>;   // uint32 keys and pairs only: a short battery
+    s.pairs = Mine::pairs;
     s.max_n = (uint64_t(1) << 30) - 1;
     s.limit_why = "look-back counts are 30-bit";
     return sorting::run_lesson(argc, argv, "radix_digit_lookback", s);

@@ -50,21 +50,7 @@ __device__ void stable_rank(const uint32_t (&digit)[kItems], uint32_t (&rank)[kI
 
 // --- given: the rest of a pass (as in 07) ------------------------------------------------------
 
-template <class K, class U, bool kFirst>
-__global__ void __launch_bounds__(kBlock) count_digits(const void* src, size_t n, int shift, uint32_t* counts, size_t tiles) {
-    __shared__ uint32_t hist[radix::kDigits];
-    hist[threadIdx.x] = 0;
-    __syncthreads();
-    const size_t tile_base = size_t(blockIdx.x) * kTile;
-    U code[kItems];
-    radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code);
-    const size_t warp_base = tile_base + size_t(threadIdx.x >> 5) * 32 * kItems;
-#pragma unroll
-    for (int j = 0; j < kItems; ++j)
-        if (warp_base + size_t(j) * 32 + (threadIdx.x & 31) < n) atomicAdd(&hist[radix::digit_of(code[j], shift)], 1u);
-    __syncthreads();
-    counts[size_t(threadIdx.x) * tiles + blockIdx.x] = hist[threadIdx.x];
-}
+// Counting is radix::count_digits (radix.cuh), as in 07.
 
 template <class K, class U, bool kFirst, bool kLast, bool kPairs>
 __global__ void __launch_bounds__(kBlock)
@@ -123,7 +109,7 @@ void one_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     const unsigned grid = course::blocks_for(n, kTile);
     uint32_t* counts = course::scratch_as<uint32_t>(3, tiles * radix::kDigits);
     uint32_t* offsets = course::scratch_as<uint32_t>(4, tiles * radix::kDigits);
-    count_digits<K, U, kFirst><<<grid, kBlock>>>(src, n, shift, counts, tiles);
+    radix::count_digits<K, U, kBlock, kItems, kFirst><<<grid, kBlock>>>(src, n, shift, counts, tiles);
     CUDA_CHECK_LAST();
     scan::device_scan(counts, offsets, tiles * radix::kDigits, scan::Kind::exclusive);
     scatter_pass<K, U, kFirst, kLast, kPairs><<<grid, kBlock>>>(src, dst, vsrc, vdst, n, shift, offsets, tiles);
