@@ -197,6 +197,10 @@ def plot_tests(tmp):
     with _lock:
         results["passed"] += int(m.group(1))
     print(f"PASS  plot.py: {m.group(1)} checks passed", flush=True)
+    # The notes cannot drift from the data: every README table must be what results/ gives.
+    rc, out, err = run([sys.executable, os.path.join(ROOT, "plot.py"), "--check", "--no-plots"], timeout=300)
+    report("PASS" if rc == 0 else "FAIL", "README tables match results/*.csv (plot.py --check)",
+           "" if rc == 0 else tail(out + err))
 
 
 # ---- GPU part --------------------------------------------------------------------------------
