@@ -27,6 +27,9 @@
 // 4x fewer load instructions for the matrix than scalar loads, so the same bytes in flight need
 // fewer threads and fewer registers; log2(W) shuffle steps per short row (2 for 16 a row,
 // against 3 before with W = 8 and scalar loads, half of them predicated off).
+// Measured on the H100 (results/logs/H100_variants_final.txt, 2^22 rows x 16, float32): the same
+// kernel with scalar loads (-DSPMV04_VEC=0) was faster on banded (0.2455 vs 0.3270 ms), random and
+// power-law, so as built the 16-byte loads do not pay off.
 // Knobs (macros with defaults, for measuring variants): SPMV04_CHUNKS (2), SPMV04_ROWS (2),
 // SPMV04_W (0 = automatic), SPMV04_VEC (1; 0 = the same chunks with scalar loads), SPMV04_BLOCK (256),
 // SPMV04_MIN_BLOCKS (1: registers as the compiler likes, 60 for float on sm_90 = 4 blocks per SM).
