@@ -14,10 +14,15 @@
 // Early stops (set by C, read by the next K): the candidates number exactly k_rem (take them all,
 // stop); the candidates are all one key (min == max: only ties are left; each block stops as soon as
 // k_rem ties are taken, so an all-equal input reads only a few tiles in K1).
-// Large inputs first sample 1/32 of the tiles to guess a bucket safely below the k-th key; K0 then
-// also copies the elements at or above that bucket to a buffer, and when the guess holds (it is
-// checked against K0's exact histogram) K1 reads that buffer instead of the input: one full read
-// of the input instead of two.
+// Large inputs first guess a threshold from a sample, so that only ONE pass reads all the input:
+//   S0, S1  1/32 of the tiles: digit 0, then digit 1 of the sampled keys in the sample's bucket of
+//           the k-th key; the 22-bit prefix a safe margin below the sample's k-th key is the guess;
+//   F       the filter: every key >= the guess is copied to a candidate buffer (a compaction, near
+//           the memory bandwidth: no histogram, no ranking). If at least k keys were copied, the
+//           k-th largest key is among them (and every key above it and all its ties), so K0..K3
+//           run on the buffer alone; otherwise (a rare miss, or the guess would not fit: all-equal
+//           input, k near n) they run on the input as described above.
+// The check "at least k copied" is exact, so a bad guess costs time, never correctness.
 // The k results come out unordered (atomic positions); one block sorts them (k <= 4096) or CUB's
 // radix sort does (larger k).
 #pragma once
@@ -34,7 +39,10 @@ namespace radix {
 constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems;   // 4096 elements per tile
 constexpr int kBins = 2048;                                          // 11-bit digits
 constexpr int kSampleStride = 32;                                    // sample every 32nd tile
-constexpr size_t kSampleMinN = size_t(1) << 22;
+#ifndef TOPK_SAMPLE_MIN_N
+#define TOPK_SAMPLE_MIN_N (1u << 22)   // smaller inputs skip S0, S1 and F (measured: README)
+#endif
+constexpr size_t kSampleMinN = TOPK_SAMPLE_MIN_N;
 
 __host__ __device__ constexpr int digit_shift(int level) { return level == 0 ? 21 : level == 1 ? 10 : 0; }
 __host__ __device__ constexpr int digit_bins(int level) { return level == 2 ? 1024 : 2048; }
@@ -54,17 +62,18 @@ enum Mode : uint32_t {
 // Device state: zeroed by one cudaMemsetAsync per call (so "k_rem" is kept as k - above).
 struct State {
     uint32_t hist[3][kBins];
-    uint32_t sample_hist[kBins];
+    uint32_t sample_hist[2][kBins];
     uint32_t prefix[3], mask[3], bucket[3];
     uint32_t above;           // answer elements known above the k-th key's bucket so far
     uint32_t mode;            // for the next pass
     uint32_t src, src_count;  // next pass reads: 0 the input, 1 + b candidate buffer b (src_count of them)
     uint32_t write_buf;       // the next pass copies its candidates to its buffer
     uint32_t buf_count[3];
-    uint32_t est_bucket, est_ok;
+    uint32_t sample_bucket, sample_above;   // S0's choice, for S1
+    uint32_t est_threshold, est_ok;         // the guess (keys >= it go to the buffer), and whether F runs
     uint32_t out_count, tie_count;
     uint32_t not_min[3], max[3];   // over the keys counted in pass L (atomicMax of ~key and of key)
-    uint32_t done_blocks[5];
+    uint32_t done_blocks[7];   // K0..K3, S0, S1, F
 };
 
 // ---- choosing the bucket (exercise 3) -------------------------------------------------------------
@@ -101,11 +110,15 @@ struct FindBucket {
 
 // ---- helpers --------------------------------------------------------------------------------------
 
-// Counts `dv` into a shared histogram; lanes holding the same digit add once (__match_any_sync),
-// so 32 equal keys cost one shared atomic, not 32 serialised ones. All lanes must call it.
+// Counts `dv` (< 2048) into a shared histogram; lanes holding the same digit add once
+// (scan::match_low_bits: 12 ballots, bit 11 set for lanes that count nothing), so 32 equal keys
+// cost one shared atomic, not 32 serialised ones. All lanes must call it.
+// A warp whose lanes all hold one tag (all-equal input, a run of duplicates) takes a shortcut
+// past the 12 ballots.
 __device__ __forceinline__ void count_digit(uint32_t* s_hist, bool counted, uint32_t dv) {
-    uint32_t tag = counted ? dv : 0xFFFFFFFFu;
-    uint32_t peers = __match_any_sync(0xFFFFFFFFu, tag);
+    uint32_t tag = counted ? dv : 0x800u;
+    uint32_t lane0_tag = __shfl_sync(0xFFFFFFFFu, tag, 0);
+    uint32_t peers = __all_sync(0xFFFFFFFFu, tag == lane0_tag) ? 0xFFFFFFFFu : scan::match_low_bits<12>(tag);
     int leader = __ffs(peers) - 1;
     if (counted && (threadIdx.x & 31) == leader) atomicAdd(&s_hist[dv], uint32_t(__popc(peers)));
 }
@@ -136,13 +149,12 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     const int t = threadIdx.x;
     const uint32_t mode = LEVEL == 0 ? kContinue : st->mode;
     if (mode == kFinished) return;                       // the same for every block: nobody counts
-    const uint32_t src = LEVEL == 0 ? 0 : st->src;
+    const uint32_t src = st->src;                        // 0: the input; 1 + b: buffer b
     const size_t count = src == 0 ? n : st->src_count;
     const uint2* buf_in = src == 0 ? nullptr : bufs.b[src - 1];
     const bool counting = LEVEL < 3 && mode == kContinue;
-    const bool write_buf = LEVEL == 0 ? st->est_ok != 0 : (LEVEL < 3 && st->write_buf != 0);
+    const bool write_buf = LEVEL > 0 && LEVEL < 3 && st->write_buf != 0;
     uint2* buf_out = bufs.b[LEVEL < 3 ? LEVEL : 0];
-    const uint32_t est_bucket = st->est_bucket;
     const uint32_t k_rem = k - (LEVEL == 0 ? 0 : st->above);
     const uint32_t pm = LEVEL >= 2 ? st->mask[LEVEL - 2] : 0, pp = LEVEL >= 2 ? st->prefix[LEVEL - 2] : 0;
     const uint32_t b_prev = LEVEL >= 1 ? st->bucket[LEVEL - 1] : 0;
@@ -160,17 +172,35 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         uint32_t key[kItems], idx[kItems];
         uint8_t cls[kItems];
         uint32_t n_out = 0, n_tie = 0, n_buf = 0;
+        // Every load of the tile first, unconditionally (past the end: the last element again,
+        // masked out below), then the work. A load under `if (e < count)` became a branch per
+        // item with its use inside, so the 16 loads waited for DRAM one after another: ncu put
+        // the stalls evenly on the 16 first uses, and the kernel ran at a fraction of the
+        // bandwidth (README: measured).
+        const size_t last = count - 1;
+        if (src == 0) {
+#pragma unroll
+            for (int j = 0; j < kItems; ++j) {
+                size_t e = tile * kTile + size_t(j) * kBlock + t;   // coalesced: a warp reads 32 neighbours
+                key[j] = to_key(in[e < count ? e : last], smallest);
+                idx[j] = uint32_t(e);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < kItems; ++j) {
+                size_t e = tile * kTile + size_t(j) * kBlock + t;
+                uint2 p = buf_in[e < count ? e : last];
+                key[j] = p.x;
+                idx[j] = p.y;
+            }
+        }
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-            size_t e = tile * kTile + size_t(j) * kBlock + t;   // coalesced: a warp reads 32 neighbours
-            bool valid = e < count;
-            if (src == 0) { key[j] = valid ? to_key(in[e], smallest) : 0; idx[j] = uint32_t(e); }
-            else { uint2 p = valid ? buf_in[e] : make_uint2(0, 0); key[j] = p.x; idx[j] = p.y; }
+            const bool valid = tile * kTile + size_t(j) * kBlock + t < count;
             uint8_t c = kNone;
             if (valid) {
                 if (LEVEL == 0) {
                     c = kCount;
-                    if (write_buf && digit_of(key[j], 0) >= est_bucket) c |= kBuf;
                 } else if ((key[j] & pm) == pp) {        // a candidate of the level before
                     uint32_t d = digit_of(key[j], LEVEL - 1);
                     if (d > b_prev) c = kOut;
@@ -191,6 +221,7 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
             n_tie += (c & kTie) != 0;
             n_buf += (c & kBuf) != 0;
         }
+        if constexpr (LEVEL == 0) continue;             // K0 only counts
         // One atomic per counter per tile: a block scan of the three counts (packed in 21-bit
         // fields: a tile has at most 4096 of each) gives each thread its offsets.
         uint64_t packed = uint64_t(n_out) | (uint64_t(n_tie) << 21) | (uint64_t(n_buf) << 42), total;
@@ -261,12 +292,8 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         st->mode = next;
         // Where the next pass reads: the buffer this pass wrote, when it holds every element the
         // next pass needs; otherwise the same source as this pass.
-        if (L == 0) {
-            uint32_t buffered = __ldcg(&st->buf_count[0]);
-            bool ok = st->est_ok && buffered <= bufs.cap && b >= st->est_bucket;
-            st->src = ok ? 1 : 0;
-            st->src_count = ok ? buffered : 0;
-        } else if (write_buf) {
+        // (After K0 the next pass reads what K0 read: the input, or F's buffer.)
+        if (write_buf) {
             st->src = 1 + L;
             st->src_count = min(__ldcg(&st->buf_count[L]), bufs.cap);   // (always <= cap when right)
         }
@@ -274,46 +301,142 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     }
 }
 
-// The sample: every kSampleStride-th tile's digit 0 counted; the last block picks a bucket that
-// very likely lies below the k-th key (with a margin of 4 standard deviations + 8) and says
-// whether the elements at or above it would fit in a candidate buffer.
-template <class T, class Find>
+// The sample, two launches: every kSampleStride-th tile is read. S0 (LVL 0) counts digit 0 of the
+// sampled keys and picks the bucket holding the sample's `target`-th largest key, where `target`
+// is the sample's expected share of k plus a margin of 4 standard deviations + 8 (so the guess
+// very likely lies below the true k-th key). S1 (LVL 1) counts digit 1 of the sampled keys in that
+// bucket and picks the bucket of the same key again: the two digits make a 22-bit threshold.
+// S1 also estimates how many keys of the input lie above the threshold and says whether they would
+// fit in a candidate buffer (est_ok); if not, F does nothing and K0 reads the input.
+template <class T, int LVL, class Find>
 __global__ void __launch_bounds__(kBlock)
 sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State* st, uint32_t cap,
             size_t sampled) {
     __shared__ uint32_t s_hist[kBins];
     __shared__ uint32_t s_flag;
     const int t = threadIdx.x;
+    if (LVL == 1 && !st->est_ok) return;                 // S0 found nothing (the same for every block)
+    const uint32_t bucket0 = LVL == 1 ? st->sample_bucket : 0;
     for (int i = t; i < kBins; i += kBlock) s_hist[i] = 0;
     __syncthreads();
     const size_t tiles = (n + kTile - 1) / kTile, stiles = (tiles + kSampleStride - 1) / kSampleStride;
     for (size_t s = blockIdx.x; s < stiles; s += gridDim.x) {
         size_t base = s * kSampleStride * kTile;
+        uint32_t key[kItems];
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {               // all loads first, unconditional (see select_pass)
+            size_t e = base + size_t(j) * kBlock + t;
+            key[j] = to_key(in[e < n ? e : n - 1], smallest);
+        }
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-            size_t e = base + size_t(j) * kBlock + t;
-            bool valid = e < n;
-            count_digit(s_hist, valid, valid ? digit_of(to_key(in[e], smallest), 0) : 0);
+            bool counted = base + size_t(j) * kBlock + t < n && (LVL == 0 || digit_of(key[j], 0) == bucket0);
+            count_digit(s_hist, counted, digit_of(key[j], LVL));
         }
     }
     __syncthreads();
-    for (int i = t; i < kBins; i += kBlock) if (s_hist[i]) atomicAdd(&st->sample_hist[i], s_hist[i]);
+    for (int i = t; i < kBins; i += kBlock) if (s_hist[i]) atomicAdd(&st->sample_hist[LVL][i], s_hist[i]);
     __threadfence();
     __syncthreads();
-    if (t == 0) s_flag = atomicAdd(&st->done_blocks[4], 1u) == gridDim.x - 1;
+    if (t == 0) s_flag = atomicAdd(&st->done_blocks[4 + LVL], 1u) == gridDim.x - 1;
     __syncthreads();
     if (!s_flag) return;
     __threadfence();
     double expect = double(k) * double(sampled) / double(n);
     uint32_t target = uint32_t(std::ceil(expect + 4.0 * std::sqrt(expect) + 8.0));
-    for (int i = t; i < kBins; i += kBlock) s_hist[i] = __ldcg(&st->sample_hist[i]);
+    if (LVL == 1) target -= st->sample_above;            // keys of the sample above S0's bucket
+    for (int i = t; i < kBins; i += kBlock) s_hist[i] = __ldcg(&st->sample_hist[LVL][i]);
     __syncthreads();
     Choice c = Find::apply(s_hist, kBins, target);
     if (t == 0) {
-        double est = double(c.above + c.count) * double(n) / double(sampled);
-        st->est_bucket = c.bucket;
-        st->est_ok = c.found && 1.25 * est + 65536.0 <= double(cap);
+        if (LVL == 0) {
+            st->sample_bucket = c.bucket;
+            st->sample_above = c.above;
+            st->est_ok = c.found;
+        } else {
+            double above = double(st->sample_above) + c.above + c.count;   // sampled keys >= threshold
+            double est = above * double(n) / double(sampled);
+            st->est_threshold = (st->sample_bucket << digit_shift(0)) | (c.bucket << digit_shift(1));
+            st->est_ok = c.found && 1.25 * est + 65536.0 <= double(cap);
+        }
     }
+}
+
+constexpr int kFilterVecs = 8;                               // 16-byte loads per thread and tile
+constexpr int kFilterItems = 4 * kFilterVecs;                // 32 keys: 128 bytes in flight a thread
+constexpr int kFilterTile = kBlock * kFilterItems;           // 8192 keys
+
+template <class T> __device__ __forceinline__ T from_bits(uint32_t w) {
+    if constexpr (std::is_same_v<T, float>) return __uint_as_float(w);
+    else return T(w);
+}
+
+// F: copies every key >= the guessed threshold (with its index) to candidate buffer 0, in any
+// order: a stream compaction whose output is tiny, so a tile with nothing to keep costs its loads,
+// a compare per key and one barrier. 16-byte loads, 32 keys a thread: 128 bytes in flight each. The last block checks the guess: at least k keys copied means
+// the k-th largest key is >= the threshold, so every key the answer needs (and every tie of the
+// k-th key) is in the buffer; then K0..K3 read the buffer instead of the input.
+template <class T>
+__global__ void __launch_bounds__(kBlock)
+filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool aligned, State* st, Buffers bufs) {
+    __shared__ uint32_t s_warp[kBlock / 32];
+    __shared__ uint32_t s_base, s_flag;
+    const int t = threadIdx.x;
+    if (!st->est_ok) return;                             // no usable guess: K0 reads the input
+    const uint32_t threshold = st->est_threshold;
+    const size_t tiles = (n + kFilterTile - 1) / kFilterTile;
+    // Key i of this thread is element base + (v * kBlock + t) * 4 + c for i = 4v + c: each 16-byte
+    // load of a warp covers 512 consecutive bytes.
+    auto element = [&](size_t base, int i) { return base + (size_t(i / 4) * kBlock + t) * 4 + i % 4; };
+    for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const size_t base = tile * kFilterTile;
+        uint32_t w[kFilterItems];
+        if (aligned && base + kFilterTile <= n) {        // a whole tile: 16-byte loads
+            const uint4* v4 = reinterpret_cast<const uint4*>(in + base);
+#pragma unroll
+            for (int v = 0; v < kFilterVecs; ++v) {
+                uint4 q = v4[v * kBlock + t];
+                w[4 * v] = q.x; w[4 * v + 1] = q.y; w[4 * v + 2] = q.z; w[4 * v + 3] = q.w;
+            }
+        } else {                                          // the last tile (or a misaligned input)
+#pragma unroll
+            for (int i = 0; i < kFilterItems; ++i) {
+                size_t e = element(base, i);
+                w[i] = e < n ? reinterpret_cast<const uint32_t*>(in)[e] : 0u;
+            }
+        }
+        uint32_t keep = 0, n_keep = 0;                    // keep: bit i for key i
+#pragma unroll
+        for (int i = 0; i < kFilterItems; ++i) {
+            w[i] = to_key(from_bits<T>(w[i]), smallest);
+            bool kept = element(base, i) < n && w[i] >= threshold;
+            keep |= uint32_t(kept) << i;
+            n_keep += kept;
+        }
+        if (!__syncthreads_or(n_keep != 0)) continue;    // the common case: nothing to write
+        uint32_t total;
+        uint32_t o = scan::block_exclusive_scan<kBlock>(n_keep, 0u, total, s_warp);
+        if (t == 0) s_base = atomicAdd(&st->buf_count[0], total);
+        __syncthreads();
+        o += s_base;
+#pragma unroll
+        for (int i = 0; i < kFilterItems; ++i) {
+            if (keep >> i & 1u) {
+                if (o < bufs.cap) bufs.b[0][o] = make_uint2(w[i], uint32_t(element(base, i)));
+                ++o;
+            }
+        }
+    }
+    __threadfence();
+    __syncthreads();
+    if (t == 0) s_flag = atomicAdd(&st->done_blocks[6], 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_flag || t != 0) return;
+    __threadfence();
+    uint32_t kept = __ldcg(&st->buf_count[0]);
+    bool ok = kept >= k && kept <= bufs.cap;
+    st->src = ok ? 1u : 0u;
+    st->src_count = ok ? kept : 0u;
 }
 
 // Turns the k unordered results into the output: one block sorts them when k <= 4096, otherwise
@@ -346,7 +469,12 @@ void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
         for (size_t s = 0; s < tiles; s += kSampleStride) sampled += std::min<size_t>(kTile, n - s * kTile);
         unsigned grid = std::min<unsigned>(unsigned((tiles + kSampleStride - 1) / kSampleStride),
                                            unsigned(4 * course::device().sm_count));
-        sample_pass<T, Find><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
+        sample_pass<T, 0, Find><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
+        CUDA_CHECK_LAST();
+        sample_pass<T, 1, Find><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
+        CUDA_CHECK_LAST();
+        const bool aligned = reinterpret_cast<uintptr_t>(d_in) % 16 == 0;
+        filter_pass<T><<<pass_grid(n), kBlock>>>(d_in, n, uint32_t(k), smallest, aligned, st, bufs);
         CUDA_CHECK_LAST();
     }
     unsigned grid = pass_grid(n);

@@ -46,7 +46,7 @@
 #define COMPACT_VECS 12       // 16-byte vectors per thread: 48 elements per thread
 #endif
 #ifndef COMPACT_MIN_BLOCKS
-#define COMPACT_MIN_BLOCKS 1  // blocks per SM asked of ptxas (__launch_bounds__): > 1 caps the registers
+#define COMPACT_MIN_BLOCKS 6  // blocks per SM asked of ptxas (__launch_bounds__): > 1 caps the registers
 #endif
 #ifndef COMPACT_VEC_STORE
 #define COMPACT_VEC_STORE 1   // 1: copy the staged run out with 16-byte stores; 0: 4-byte stores

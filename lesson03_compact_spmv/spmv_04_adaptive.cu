@@ -59,7 +59,7 @@
 #define SPMV04_MIN_BLOCKS 1       // __launch_bounds__ minimum blocks per SM (caps the registers)
 #endif
 #ifndef SPMV04_VEC
-#define SPMV04_VEC 1              // 1: 16-byte loads of aligned chunks; 0: the same chunks, scalar loads
+#define SPMV04_VEC 0              // 1: 16-byte loads of aligned chunks; 0: the same chunks, scalar loads
 #endif
 
 constexpr int kBlock = SPMV04_BLOCK;

@@ -17,9 +17,22 @@
 
 namespace onesweep {
 
-constexpr int kBlock = 256, kItems = 15;
-using Rank = radix::TileRank<kBlock, kItems>;
-constexpr int kTile = Rank::kTile;   // 3840 keys per tile
+// Tuning knobs (defaults first; README.md, "Tuning", says which variants were measured):
+#ifndef ONESWEEP_ITEMS
+#define ONESWEEP_ITEMS 15        // keys per thread: the tile is 256 x ITEMS keys
+#endif
+#ifndef ONESWEEP_KEY_BLOCKS
+#define ONESWEEP_KEY_BLOCKS 4    // blocks per SM asked of ptxas for 32-bit keys (caps the registers)
+#endif
+constexpr int kBlock = 256;
+// The tile of one pass: ONESWEEP_ITEMS keys per thread for 32-bit keys; 15 for pairs and 64-bit
+// keys, whose staging arrays would not fit the 48 KB of static shared memory at larger tiles.
+template <class U, bool kPairs>
+struct Shape {
+    static constexpr int kItems = sizeof(U) == 4 && !kPairs ? ONESWEEP_ITEMS : 15;
+    using Rank = radix::TileRank<kBlock, kItems>;
+    static constexpr int kTile = Rank::kTile;   // 3840 keys per tile at 15 items
+};
 
 // ---- per-digit look-back: 32-bit status words --------------------------------------------------
 constexpr uint32_t kAggregate = 1u << 30, kPrefix = 2u << 30, kFlagMask = 3u << 30, kCountMask = (1u << 30) - 1;
@@ -92,9 +105,11 @@ __global__ void __launch_bounds__(kBlock) histograms_to_starts(uint32_t* hist) {
 // the scatter's latency while
 // others rank (for keys the cap is 64 registers; without it ptxas takes 80 and only 3 blocks fit).
 template <class K, class U, bool kFirst, bool kLast, bool kPairs, class Lookback>
-__global__ void __launch_bounds__(kBlock, sizeof(U) == 8 ? 2 : kPairs ? 3 : 4)
+__global__ void __launch_bounds__(kBlock, sizeof(U) == 8 ? 2 : kPairs ? 3 : ONESWEEP_KEY_BLOCKS)
 onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
               const uint32_t* digit_starts, uint32_t* status, unsigned* tile_counter) {
+    using Rank = typename Shape<U, kPairs>::Rank;
+    constexpr int kItems = Shape<U, kPairs>::kItems, kTile = Rank::kTile;
     __shared__ typename Rank::Storage rank_storage;
     __shared__ U s_codes[kTile];
     __shared__ uint32_t s_vals[kPairs ? kTile : 1];
@@ -144,6 +159,7 @@ void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
     if (n == 0) return;
     constexpr int kPasses = int(8 * sizeof(U)) / radix::kDigitBits;
     static_assert(kPasses % 2 == 0, "the last pass must land in the output");
+    constexpr int kTile = Shape<U, kPairs>::kTile;
     const size_t tiles = (n + kTile - 1) / kTile;
     const unsigned grid = course::blocks_for(n, kTile);
 

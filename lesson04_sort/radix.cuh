@@ -10,7 +10,7 @@
 // elements in index order (item j of lane l is element j*32 + l of the warp's range: loads are
 // coalesced, and "item j, then lane" is index order):
 //
-//   1. warp ranks   for each item j: __match_any_sync(digit) gives the lanes holding the same
+//   1. warp ranks   for each item j: scan::match_low_bits(digit) gives the lanes holding the same
 //                   digit; a key's rank in its warp's bucket = the bucket's count so far + the
 //                   number of those lanes below it; the lowest of them adds the group's size
 //                   (warp-private counters in shared memory: no atomics, no races between warps)
@@ -66,7 +66,7 @@ struct TileRank {
         uint32_t* counts = s.warp_count[warp];
 #pragma unroll
         for (int j = 0; j < ITEMS; ++j) {
-            uint32_t peers = __match_any_sync(scan::kFullMask, digit[j]);
+            uint32_t peers = scan::match_low_bits<kDigitBits>(digit[j]);
             uint32_t before = __popc(peers & below);
             uint32_t so_far = counts[digit[j]];          // every peer reads the same counter ...
             rank[j] = so_far + before;
@@ -107,6 +107,9 @@ template <class K, class U, int BLOCK, int ITEMS, bool kFirst>
 __device__ __forceinline__ void load_codes(const void* src, size_t n, size_t tile_base, U (&code)[ITEMS]) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const size_t warp_base = tile_base + size_t(warp) * 32 * ITEMS;
+    // (Top-k's passes gained 2x by making such loads unconditional, lesson01; here the same change
+    // measured slower on the H100, 8.68 against 8.01 ms for 08 at 2^28: these kernels are bound by
+    // the ranking's instructions, not by load latency, and the clamp adds instructions.)
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         size_t e = warp_base + size_t(j) * 32 + lane;
