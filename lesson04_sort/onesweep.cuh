@@ -17,21 +17,29 @@
 
 namespace onesweep {
 
-// Tuning knobs (defaults first; README.md, "Tuning", says which variants were measured):
+// Tuning knobs. Defaults are the best of the variants measured on the H100 at 2^28 (single-case
+// probes, 2026-11-23 ~10:50 UTC, same runs as CUB): keys 24 items x 3 blocks/SM 6.67 ms (20x3 7.25,
+// 20x4 7.19, 28x3 7.61, 30x3 7.97, 24x2 7.87, 28x2 7.33, 32x2 7.01); pairs 30 items x 2 blocks/SM
+// 9.35 ms (24x2 10.12, 28x2 9.59, 20x3 10.75, 17x3 10.84, 24x3 11.95: spills at the 3-block cap).
 #ifndef ONESWEEP_ITEMS
-#define ONESWEEP_ITEMS 15        // keys per thread: the tile is 256 x ITEMS keys
+#define ONESWEEP_ITEMS 24        // keys per thread (32-bit keys): the tile is 256 x ITEMS keys
 #endif
 #ifndef ONESWEEP_KEY_BLOCKS
-#define ONESWEEP_KEY_BLOCKS 4    // blocks per SM asked of ptxas for 32-bit keys (caps the registers)
+#define ONESWEEP_KEY_BLOCKS 3    // blocks per SM asked of ptxas for 32-bit keys (caps the registers)
+#endif
+#ifndef ONESWEEP_PAIR_ITEMS
+#define ONESWEEP_PAIR_ITEMS 30   // keys per thread for pairs (64-bit keys: 15)
+#endif
+#ifndef ONESWEEP_PAIR_BLOCKS
+#define ONESWEEP_PAIR_BLOCKS 2   // blocks per SM asked of ptxas for pairs
 #endif
 constexpr int kBlock = 256;
-// The tile of one pass: ONESWEEP_ITEMS keys per thread for 32-bit keys; 15 for pairs and 64-bit
-// keys, whose staging arrays would not fit the 48 KB of static shared memory at larger tiles.
+// The tile of one pass: 6144 keys (32-bit keys), 7680 (pairs: the values reuse the keys' staging
+// space, so they fit); 64-bit keys keep 15 items (3840), whose 8-byte staging would pass 48 KB.
 template <class U, bool kPairs>
 struct Shape {
-    static constexpr int kItems = sizeof(U) == 4 && !kPairs ? ONESWEEP_ITEMS : 15;
-    using Rank = radix::TileRank<kBlock, kItems>;
-    static constexpr int kTile = Rank::kTile;   // 3840 keys per tile at 15 items
+    static constexpr int kItems = sizeof(U) == 8 ? 15 : kPairs ? ONESWEEP_PAIR_ITEMS : ONESWEEP_ITEMS;
+    static constexpr int kTile = kBlock * kItems;
 };
 
 // ---- per-digit look-back: 32-bit status words --------------------------------------------------
@@ -99,20 +107,104 @@ __global__ void __launch_bounds__(kBlock) histograms_to_starts(uint32_t* hist) {
     h[threadIdx.x] = start;
 }
 
-// ---- one pass: rank, look back, scatter ------------------------------------------------------
+// ---- one pass: count, publish, rank, look back, scatter ---------------------------------------
 
-// 4 blocks (32 warps) per SM for 32-bit keys (3 for pairs, 2 for 64-bit): enough warps to hide
-// the scatter's latency while
-// others rank (for keys the cap is 64 registers; without it ptxas takes 80 and only 3 blocks fit).
+// The pass's ranking counts first (08's "early counts", as CUB's onesweep does):
+//   1. each warp counts its keys' digits into its own row of counters (shared atomics: one per
+//      key, no ordering needed yet);
+//   2. thread d sums digit d over the warps (warp order = index order, exclusive), and PUBLISHES
+//      the tile's AGGREGATE for digit d at once: before any ranking, so a later tile's look-back
+//      rarely waits (08's first version published only after ranking: later tiles found an
+//      empty word, spun, and their whole block waited at the barrier);
+//   3. a block scan over digits gives the tile-local digit starts, added into every warp's row;
+//   4. each warp walks its keys in index order: the lanes holding the same digit (match), the
+//      highest of them bumps the warp's counter of that digit by the group's size (atomicAdd
+//      returns the old value: no second pass over the keys), a shuffle hands the old value to the
+//      group, and a key's rank in the TILE = old value + peers below it.
+struct EarlyCounts {
+    static constexpr int kWarps = kBlock / 32;
+    uint32_t warp_count[kWarps][radix::kDigits];
+    uint32_t scan_tmp[kWarps];
+};
+
+template <class U, int kItems>
+__device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int shift, EarlyCounts& s) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint32_t* counts = s.warp_count[warp];
+#pragma unroll
+    for (int i = lane; i < radix::kDigits; i += 32) counts[i] = 0;
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) atomicAdd(&counts[radix::digit_of(code[j], shift)], 1u);
+}
+
+template <class U, int kItems>
+__device__ __forceinline__ void rank_in_tile(const U (&code)[kItems], int shift, uint32_t (&rank)[kItems],
+                                             EarlyCounts& s) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint32_t* counts = s.warp_count[warp];
+    const uint32_t below = (1u << lane) - 1;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        const uint32_t dig = radix::digit_of(code[j], shift);
+        const uint32_t peers = scan::match_low_bits<radix::kDigitBits>(dig);
+        const int leader = 31 - __clz(peers);
+        uint32_t old = 0;
+        if (lane == leader) old = atomicAdd(&counts[dig], uint32_t(__popc(peers)));
+        old = __shfl_sync(0xffffffffu, old, leader);
+        rank[j] = old + __popc(peers & below);
+    }
+}
+
+// Full tiles: every one of the kItems stores per thread is in range; no bounds test, unrolled.
+template <class K, class U, int kItems, bool kLast>
+__device__ __forceinline__ void scatter_full_tile(const U* s_codes, const long long* s_offset, int shift, void* dst) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        const uint32_t i = threadIdx.x + j * kBlock;
+        const U c = s_codes[i];
+        const uint32_t pos = uint32_t(s_offset[radix::digit_of(c, shift)]) + i;   // n < 2^30
+        if constexpr (kLast) static_cast<K*>(dst)[pos] = sorting::Ordered<K>::from(c);
+        else static_cast<U*>(dst)[pos] = c;
+    }
+}
+
+// Loads of a full tile: no bounds test, one base pointer, constant offsets (the bounds-tested
+// radix::load_codes costs ~4 more instructions per key; it serves the last, partial tile).
+template <class K, class U, int kItems, bool kFirst>
+__device__ __forceinline__ void load_tile(const void* src, size_t n, size_t tile_base, bool full, U (&code)[kItems]) {
+    if (!full) { radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code); return; }
+    const size_t first = tile_base + size_t(threadIdx.x >> 5) * 32 * kItems + (threadIdx.x & 31);
+    if constexpr (kFirst) {
+        const K* p = static_cast<const K*>(src) + first;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) code[j] = sorting::Ordered<K>::to(p[j * 32]);
+    } else {
+        const U* p = static_cast<const U*>(src) + first;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) code[j] = p[j * 32];
+    }
+}
+template <int kItems>
+__device__ __forceinline__ void load_tile_values(const uint32_t* src, size_t n, size_t tile_base, bool full,
+                                                 uint32_t (&val)[kItems]) {
+    if (!full) { radix::load_values<kItems>(src, n, tile_base, val); return; }
+    const uint32_t* p = src + tile_base + size_t(threadIdx.x >> 5) * 32 * kItems + (threadIdx.x & 31);
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) val[j] = p[j * 32];
+}
+
+// Blocks per SM asked of ptxas (the register cap): 3 for 32-bit keys (80 registers, no spill at
+// 24 items), 2 for pairs and 64-bit keys. Fewer, larger tiles than 08's first version (3840 keys,
+// 4 blocks) measured faster: less per-tile work (counter rows, scans, look-back, barriers) per key
+// and longer runs of one digit in the scatter.
 template <class K, class U, bool kFirst, bool kLast, bool kPairs, class Lookback>
-__global__ void __launch_bounds__(kBlock, sizeof(U) == 8 ? 2 : kPairs ? 3 : ONESWEEP_KEY_BLOCKS)
+__global__ void __launch_bounds__(kBlock, sizeof(U) == 8 ? 2 : kPairs ? ONESWEEP_PAIR_BLOCKS : ONESWEEP_KEY_BLOCKS)
 onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
               const uint32_t* digit_starts, uint32_t* status, unsigned* tile_counter) {
-    using Rank = typename Shape<U, kPairs>::Rank;
-    constexpr int kItems = Shape<U, kPairs>::kItems, kTile = Rank::kTile;
-    __shared__ typename Rank::Storage rank_storage;
-    __shared__ U s_codes[kTile];
-    __shared__ uint32_t s_vals[kPairs ? kTile : 1];
+    constexpr int kItems = Shape<U, kPairs>::kItems, kTile = Shape<U, kPairs>::kTile;
+    __shared__ EarlyCounts counts;
+    __shared__ U s_codes[kTile];   // for pairs, reused for the values once the keys are out
     __shared__ long long s_offset[radix::kDigits];
     __shared__ unsigned s_tile;
 
@@ -122,21 +214,41 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     const size_t tile_base = size_t(tile) * kTile;
     const uint32_t valid = n - tile_base < size_t(kTile) ? uint32_t(n - tile_base) : uint32_t(kTile);
 
+    const bool full = valid == uint32_t(kTile);
     U code[kItems];
-    uint32_t digit[kItems], rank[kItems];
-    radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code);
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) digit[j] = radix::digit_of(code[j], shift);
+    load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);
 
+    // Steps 1-2: count, then publish this tile's count of digit d (padding counted out).
+    count_warp_digits<U, kItems>(code, shift, counts);
+    __syncthreads();
     const int d = threadIdx.x;   // this thread's digit
-    const uint32_t total = Rank::warp_ranks(digit, rank, rank_storage);
-    // Publish this tile's count of digit d at once (padding counted out), so later tiles can go on.
+    uint32_t total = 0;
+#pragma unroll
+    for (int w = 0; w < EarlyCounts::kWarps; ++w) {   // per digit: warps' counts -> exclusive starts
+        const uint32_t c = counts.warp_count[w][d];
+        counts.warp_count[w][d] = total;
+        total += c;
+    }
     const uint32_t mine = total - (d == radix::kDigits - 1 ? uint32_t(kTile) - valid : 0u);
     uint32_t* word = status + size_t(tile) * radix::kDigits + d;
     publish(word, tile == 0 ? kPrefix : kAggregate, mine);
 
-    const uint32_t start = Rank::finish(total, digit, rank, rank_storage);
-    radix::stage_tile<U, kItems, kPairs>(code, rank, vsrc, n, tile_base, s_codes, s_vals);
+    // Step 3: tile-local digit starts, folded into every warp's row.
+    uint32_t all = 0;
+    const uint32_t start = scan::block_exclusive_scan<kBlock>(total, 0u, all, counts.scan_tmp);
+#pragma unroll
+    for (int w = 0; w < EarlyCounts::kWarps; ++w) counts.warp_count[w][d] += start;
+    __syncthreads();
+
+    // Step 4: ranks, then the tile staged in shared memory in digit order.
+    uint32_t rank[kItems];
+    rank_in_tile<U, kItems>(code, shift, rank, counts);
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) s_codes[rank[j]] = code[j];
+    // Pairs: the values' loads go out now (the codes' registers are free), in flight during the
+    // look-back and the keys' scatter; they are staged in s_codes's space after the keys are out.
+    uint32_t val[kPairs ? kItems : 1];
+    if constexpr (kPairs) load_tile_values<kItems>(vsrc, n, tile_base, full, val);
 
     // Digit d's keys in earlier tiles (the look-back), then our inclusive PREFIX for later tiles.
     uint32_t before = 0;
@@ -149,8 +261,37 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
 
     // Our own look-back needs no bounds check; any other (the exercise's) gets one: see kGuard.
     constexpr bool kGuard = !std::is_same_v<Lookback, DigitLookback>;
-    radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
-    if constexpr (kPairs) radix::scatter_values<U, kBlock, kGuard>(s_codes, s_vals, s_offset, valid, shift, vdst, n);
+    if constexpr (!kPairs) {
+        if (!kGuard && full) scatter_full_tile<K, U, kItems, kLast>(s_codes, s_offset, shift, dst);
+        else radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
+    } else {
+        static_assert(sizeof(U) == 4, "pairs have 32-bit keys");
+        // The digit of every slot this thread will write, packed 4 per register, before the values
+        // overwrite the codes.
+        uint32_t packed[(kItems + 3) / 4] = {};
+#pragma unroll
+        for (int j = 0; j < kItems; ++j)
+            packed[j / 4] |= radix::digit_of(s_codes[threadIdx.x + j * kBlock], shift) << (8 * (j % 4));
+        if (!kGuard && full) scatter_full_tile<K, U, kItems, kLast>(s_codes, s_offset, shift, dst);
+        else radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
+        __syncthreads();
+        uint32_t* s_vals = reinterpret_cast<uint32_t*>(s_codes);
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) s_vals[rank[j]] = val[j];
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+            const uint32_t i = threadIdx.x + j * kBlock;
+            const uint32_t dig = (packed[j / 4] >> (8 * (j % 4))) & 0xffu;
+            if (!kGuard && full) {
+                vdst[uint32_t(s_offset[dig]) + i] = s_vals[i];
+            } else if (i < valid) {
+                const size_t pos = size_t(s_offset[dig] + (long long)i);
+                if (kGuard && pos >= n) continue;
+                vdst[pos] = s_vals[i];
+            }
+        }
+    }
 }
 
 template <class K, bool kPairs, class Lookback = DigitLookback>
