@@ -38,7 +38,7 @@
 // power-law 0.6186 (cuSPARSE 0.5841: 0.94x, our fastest there; spmv_04 0.7298), random 0.6319
 // (cuSPARSE 0.5951, spmv_04 0.5829); float64 power-law 1.0122 (cuSPARSE 0.8543). Before this
 // session's changes (7 items, one-thread binary-search partition, a third fix-up kernel):
-// 0.3460 / 0.634 / 0.6394. The partition kernel: 10.7 us (8 lanes), 24.7 us (32 lanes).
+// 0.3449 / 0.6335 / 0.6371 (09:55 UTC probe). The partition kernel: 10.7 us (8 lanes), 24.7 us (32 lanes).
 // Knobs: SPMV05_ITEMS_F32 (11), SPMV05_ITEMS_F64 (5), SPMV05_BLOCK (256), SPMV05_MIN_BLOCKS (1),
 // SPMV05_SEARCH_LANES (8), SPMV05_WARP_COMBINE (1).
 //
