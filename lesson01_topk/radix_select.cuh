@@ -25,8 +25,11 @@
 // The check "at least k copied" is exact, so a bad guess costs time, never correctness.
 // The k results come out unordered (atomic positions); one block sorts them (k <= 4096) or CUB's
 // radix sort does (larger k).
+// Small inputs skip all of the above: small_select (below) does the three digits, the filter and the
+// ordering in ONE cooperative launch with the keys held in registers (README: measured).
 #pragma once
 #include <cmath>
+#include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>
 
 #include "../lesson02_scan/primitives.cuh"
@@ -35,6 +38,7 @@
 
 namespace topk {
 namespace radix {
+namespace cg = cooperative_groups;
 
 constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems;   // 4096 elements per tile
 constexpr int kBins = 2048;                                          // 11-bit digits
@@ -450,6 +454,159 @@ __global__ void gather_sorted(const T* __restrict__ in, size_t n, const uint32_t
     if (idx[j] < n) out_vals[j] = in[idx[j]];
 }
 
+
+// ---- small inputs: the whole selection in ONE cooperative launch ------------------------------------
+// At n = 2^20 the input is 4 MB: one read from DRAM takes ~2 us, so the multi-launch pipeline above
+// (a memset, K0..K3 and a sort: six launches, each with its launch gap and a last-block ticket, and
+// the 4 MB read twice) spends its time on everything but the data. Here every block loads ONE tile
+// (4096 keys: 16 per thread) into registers once and keeps it there; the passes become phases of one
+// kernel separated by grid-wide barriers (cooperative launch: every block is resident, so the
+// barrier cannot deadlock):
+//   three times: count the next digit of the candidates (keys whose top digits equal the k-th key's
+//     so far) in shared memory, add to the global histogram, barrier, and EVERY block reads the
+//     2048 bins and finds the bucket itself (the same answer everywhere: no extra barrier to
+//     broadcast it); after 11 + 11 + 10 bits the k-th key is known exactly (stop sooner when the
+//     bucket holds exactly the keys still needed: all of it is in the answer);
+//   write: key > k-th: an output slot (block-aggregated atomic), key == k-th: a tie ticket, the first
+//     k_rem win; barrier;
+//   rank: the k unordered results are ordered by counting, for each, how many results beat it
+//     (packed (key, index) values are all distinct, so the ranks are a permutation): one warp per
+//     result, k compares spread over its lanes, from a copy of the k results in shared memory. k^2
+//     compares (1 M at k = 1024) spread over the whole grid cost less than a one-block bitonic sort.
+// Used when k <= kSmallSortMax and every tile gets its own resident block (on the H100 n = 2^20 fits,
+// 2^21 does not). 16 keys per thread measured best (8: 36.0 us, 32: 61.1 us at 2^20, k = 32, vs 34.9).
+constexpr int kSmallWarps = kBlock / 32;
+#ifndef TOPK_SMALL_ITEMS
+#define TOPK_SMALL_ITEMS 16
+#endif
+constexpr int kSmallItems = TOPK_SMALL_ITEMS, kSmallTile = kBlock * kSmallItems;
+
+// The small path's own device state. It is left zeroed by the kernel itself (the last phase clears
+// what the earlier ones counted), so a call needs no memset: one cudaMemsetAsync when first used.
+struct SmallState {
+    uint32_t hist[3][kBins];
+    uint32_t out_count, tie_count;
+};
+inline SmallState* small_state() {
+    static SmallState* p = nullptr;
+    if (!p) {
+        p = static_cast<SmallState*>(course::scratch(7, sizeof(SmallState)));
+        CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(SmallState)));
+    }
+    return p;
+}
+
+template <class T, class Find, class Pol>
+__global__ void __launch_bounds__(kBlock)
+small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, SmallState* st,
+             uint32_t* __restrict__ res_keys, uint32_t* __restrict__ res_idx,
+             T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    __shared__ uint64_t s_packed[kSmallSortMax];          // the k results (rank phase); the bins before
+    __shared__ uint32_t s_warp[kBlock / 32];
+    __shared__ uint32_t s_base[2];
+    uint32_t* s_hist = reinterpret_cast<uint32_t*>(s_packed);
+    cg::grid_group grid = cg::this_grid();
+    const int t = threadIdx.x;
+    const size_t base = size_t(blockIdx.x) * kSmallTile;   // blocks past the last tile hold nothing
+    uint32_t key[kSmallItems];
+#pragma unroll
+    for (int j = 0; j < kSmallItems; ++j) {                   // all loads first, unconditional (see select_pass)
+        size_t e = base + size_t(j) * kBlock + t;
+        key[j] = to_key(in[e < n ? e : n - 1], smallest);
+    }
+    uint32_t prefix = 0, mask = 0, k_rem = k;
+    for (int L = 0; L < 3; ++L) {
+        for (int i = t; i < kBins; i += kBlock) s_hist[i] = 0;
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < kSmallItems; ++j) {
+            bool cnt = base + size_t(j) * kBlock + t < n && (key[j] & mask) == prefix;
+            if (__any_sync(0xFFFFFFFFu, cnt)) count_digit(s_hist, cnt, digit_of(key[j], L));
+        }
+        __syncthreads();
+        for (int i = t; i < digit_bins(L); i += kBlock)
+            if (s_hist[i]) atomicAdd(&st->hist[L][i], s_hist[i]);
+        grid.sync();
+        for (int i = t; i < digit_bins(L); i += kBlock) s_hist[i] = __ldcg(&st->hist[L][i]);
+        __syncthreads();
+        Choice c = Find::apply(s_hist, digit_bins(L), k_rem);
+        __syncthreads();                                  // every thread is done with the bins
+        if (!c.found) c = {0, 0, 0, false};               // cannot happen for 1 <= k <= n
+        prefix |= c.bucket << digit_shift(L);
+        mask |= uint32_t(digit_bins(L) - 1) << digit_shift(L);
+        k_rem -= c.above;
+        if (c.count == k_rem) break;                      // the whole bucket is needed: stop early
+    }                                                     // (the same decision in every block)
+    // Keys whose top bits (mask) are above prefix: in the answer (k - k_rem of them); equal to it:
+    // "ties" (after all three digits, the k-th key itself), k_rem of them are needed.
+    uint32_t n_out = 0, n_tie = 0;
+#pragma unroll
+    for (int j = 0; j < kSmallItems; ++j) {
+        bool valid = base + size_t(j) * kBlock + t < n;
+        n_out += valid && (key[j] & mask) > prefix;
+        n_tie += Pol::keep_ties && valid && (key[j] & mask) == prefix;
+    }
+    if (__syncthreads_or(n_out + n_tie != 0)) {          // most blocks hold no result
+        uint32_t total;                                   // both counts < 2^13: one scan of n_out | n_tie << 16
+        uint32_t offs = scan::block_exclusive_scan<kBlock>(n_out | (n_tie << 16), 0u, total, s_warp);
+        if (t == 0) {
+            s_base[0] = (total & 0xFFFFu) ? atomicAdd(&st->out_count, total & 0xFFFFu) : 0;
+            s_base[1] = (total >> 16) ? atomicAdd(&st->tie_count, total >> 16) : 0;
+        }
+        __syncthreads();
+        uint32_t o = s_base[0] + (offs & 0xFFFFu), ti = s_base[1] + (offs >> 16);
+#pragma unroll
+        for (int j = 0; j < kSmallItems; ++j) {
+            bool valid = base + size_t(j) * kBlock + t < n;
+            uint32_t e = uint32_t(base + size_t(j) * kBlock + t);
+            if (valid && (key[j] & mask) > prefix) {
+                if (o < k) { res_keys[o] = key[j]; res_idx[o] = e; }
+                ++o;
+            } else if (Pol::keep_ties && valid && (key[j] & mask) == prefix) {
+                if (ti < k_rem) { res_keys[k - k_rem + ti] = key[j]; res_idx[k - k_rem + ti] = e; }
+                ++ti;
+            }
+        }
+    }
+    grid.sync();
+    // Every count of this call has been read: leave the state zeroed for the next call.
+    for (uint32_t i = blockIdx.x * kBlock + t; i < 3 * kBins; i += gridDim.x * kBlock) (&st->hist[0][0])[i] = 0;
+    if (blockIdx.x == 0 && t == 0) { st->out_count = 0; st->tie_count = 0; }
+    // Rank: result r goes to position #{results with a larger packed value}. Warp w of the grid
+    // takes results w, w + warps, ...; only blocks that own a result load the k results.
+    const uint32_t warps = gridDim.x * kSmallWarps, first = blockIdx.x * kSmallWarps;
+    if (first >= k) return;
+    for (uint32_t i = t; i < k; i += kBlock) s_packed[i] = pack(__ldcg(&res_keys[i]), __ldcg(&res_idx[i]));
+    __syncthreads();
+    const int lane = t & 31;
+    for (uint32_t r = first + t / 32; r < k; r += warps) {
+        const uint64_t mine = s_packed[r];
+        uint32_t above = 0;
+        for (uint32_t j = lane; j < k; j += 32) above += s_packed[j] > mine;
+        above = scan::warp_reduce(above, scan::Plus{});
+        if (lane == 0 && above < k) {                     // (a broken version may leave slots unset)
+            uint32_t i = packed_index(mine);
+            out_idx[above] = i;
+            if (i < n) out_vals[above] = in[i];
+        }
+    }
+}
+
+// The largest grid small_select can launch with every block resident (0: no cooperative launch).
+template <class T, class Find, class Pol>
+int small_grid_max() {
+    static int cached = -1;
+    if (cached < 0) {
+        const course::DeviceInfo& d = course::device();
+        int per_sm = 0, coop = 0, dev = 0;
+        CUDA_CHECK(cudaGetDevice(&dev));
+        CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, small_select<T, Find, Pol>, kBlock, 0));
+        cached = coop ? per_sm * d.sm_count : 0;
+    }
+    return cached;
+}
+
 inline unsigned pass_grid(size_t n) {
     // Enough resident blocks to keep HBM busy (about 4 per SM), never more than there are tiles.
     return std::min<unsigned>(course::blocks_for(n, kTile), unsigned(4 * course::device().sm_count));
@@ -463,6 +620,22 @@ void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
     Buffers bufs{{all, all + cap, all + 2 * size_t(cap)}, cap};
     uint32_t* out_keys = course::scratch_as<uint32_t>(2, k);
     uint32_t* out_idx = course::scratch_as<uint32_t>(3, k);
+#ifndef TOPK_NO_SMALL_PATH
+    {
+        const size_t tiles = (n + kSmallTile - 1) / kSmallTile;
+        const size_t want = std::max<size_t>(tiles, (k + kSmallWarps - 1) / kSmallWarps);   // a warp per result
+        const int grid_max = small_grid_max<T, Find, Pol>();   // cached after the first call
+        if (k <= kSmallSortMax && tiles <= size_t(grid_max)) {
+            unsigned grid = unsigned(std::min<size_t>(want, size_t(grid_max)));
+            uint32_t k32 = uint32_t(k);
+            SmallState* sst = small_state();
+            void* args[] = {(void*)&d_in, (void*)&n, (void*)&k32, (void*)&smallest, (void*)&sst,
+                            (void*)&out_keys, (void*)&out_idx, (void*)&d_vals, (void*)&d_idx};
+            CUDA_CHECK(cudaLaunchCooperativeKernel((const void*)small_select<T, Find, Pol>, grid, kBlock, args, 0, 0));
+            return;
+        }
+    }
+#endif
     CUDA_CHECK(cudaMemsetAsync(st, 0, sizeof(State)));
     if (n >= kSampleMinN) {
         size_t tiles = (n + kTile - 1) / kTile, sampled = 0;
