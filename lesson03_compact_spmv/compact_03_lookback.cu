@@ -10,9 +10,11 @@
 //    four ballots per row, and a lane's offset is the kept count of the lower lanes (popc of each
 //    ballot under the lane mask) plus its own earlier elements.
 //  * The kept elements are first written to shared memory at their place inside the tile, then
-//    the block copies that contiguous run to global memory in 16-byte chunks: the run is staged
-//    `shift` slots in so that a chunk of 4 slots lands on one aligned 16-byte piece of `out`; the
-//    (at most two) partial chunks at the ends are written element by element.
+//    the block copies that contiguous run to global memory, consecutive threads on consecutive
+//    elements (full 128-byte rows whatever the selectivity). With -DCOMPACT_VEC_STORE=1 the copy
+//    uses 16-byte chunks instead: the run is staged `shift` slots in so that a chunk of 4 slots
+//    lands on one aligned 16-byte piece of `out`; the (at most two) partial chunks at the ends are
+//    written element by element. That measured 1 % slower, so 4-byte stores are the default.
 //
 // Why the tile is big (128 threads x 48 elements = 6144 by default; it was 256 x 16 = 4096):
 // a block's life is a chain of latencies that do not shrink with the tile: the tile-counter
@@ -21,16 +23,24 @@
 // although it moves fewer bytes: it was bound by that per-tile chain, not by memory. Bigger tiles
 // put more bytes in flight per thread (12 independent 16-byte loads issued back to back) and pay
 // the chain fewer times (the scan measured the same effect: see lesson02_scan/scan.cuh). The keep
-// flags live in one 64-bit mask and each row keeps one base offset, so 48 elements cost about 85
-// registers (ptxas -v), 5 blocks per SM. CUB's select-if for 4-byte items on sm_90 uses tiles of
+// flags live in one 64-bit mask and each row keeps one base offset, so 48 elements fit in the 80
+// registers that MIN_BLOCKS=6 allows (ptxas -v; a few bytes spill), 6 blocks per SM. CUB's select-if for 4-byte items on sm_90 uses tiles of
 // the same size (384 threads x 17 items).
 // Cost model: read 4n, write 4*kept, plus 8 bytes of status per tile and one memset of them: the
 // same bytes as CUB. Per tile: one atomic, one look-back, 3 barriers (tile number, block scan,
-// staging), kept/4 16-byte stores. Measured: see the table in README.md.
+// staging), kept coalesced 4-byte stores. Measured: see the table in README.md.
 // Limits: n <= 2^31 - 1 (32-bit tile counts and offsets); the staged tile (4 * (tile + 4) bytes)
 // lives in static shared memory, so THREADS * 4 * VECS must stay under 12284 elements.
-// Tuning knobs: -DCOMPACT_THREADS=128 -DCOMPACT_VECS=12 -DCOMPACT_VEC_STORE=1 -DCOMPACT_MIN_BLOCKS=1
-// (the defaults).
+// Tuning knobs (defaults): -DCOMPACT_THREADS=128 -DCOMPACT_VECS=12 -DCOMPACT_MIN_BLOCKS=6
+// -DCOMPACT_VEC_STORE=0 -DCOMPACT_BLOCKIDX_TILES=0.
+// Probe measurements (H100, 2^28 int32, 2026-11-23 10:40-11:05 UTC, one run each, CUB in the same
+// run): defaults 0.678 ms at 10 % kept (0.90x CUB's 0.608), 0.798 ms at 50 % (0.92x CUB's 0.737).
+// ncu at 50 %: 56 % of DRAM peak (CUB 61 %), 24 warps per SM (CUB 36), a third of the stall
+// cycles at a barrier (warps waiting while warp 0 looks back). Tried, not kept: BLOCKIDX_TILES=1
+// (tile = blockIdx.x, no atomic, as CUB) 0.663 / 0.784 ms (0.92x / 0.94x) but gives up the
+// start-order guarantee; staging while warp 0 looks back (one barrier fewer) 0.690 / 0.822 ms
+// (slower); 16-byte copy-out (VEC_STORE=1) 0.684 / 0.801 ms; 256 or 384 threads with the same
+// tile 0.706-0.727 / 0.845-0.864 ms; VECS=16 with 4 blocks per SM 0.757 / 0.876 ms.
 //
 // Build alone:  nvcc -O3 -arch=native -o compact03 compact_03_lookback.cu
 // Run:          ./compact03 --n 2^28 --pct 50        ./compact03 --test
@@ -48,8 +58,11 @@
 #ifndef COMPACT_MIN_BLOCKS
 #define COMPACT_MIN_BLOCKS 6  // blocks per SM asked of ptxas (__launch_bounds__): > 1 caps the registers
 #endif
+#ifndef COMPACT_BLOCKIDX_TILES
+#define COMPACT_BLOCKIDX_TILES 0  // 1: tile = blockIdx.x as CUB does (no tile-counter atomic; assumes blocks start in index order)
+#endif
 #ifndef COMPACT_VEC_STORE
-#define COMPACT_VEC_STORE 1   // 1: copy the staged run out with 16-byte stores; 0: 4-byte stores
+#define COMPACT_VEC_STORE 0   // 1: copy the staged run out with 16-byte stores; 0: 4-byte stores (measured 1 % faster)
 #endif
 
 constexpr int kThreads = COMPACT_THREADS, kWarps = kThreads / 32;
@@ -75,7 +88,8 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
     __shared__ __align__(16) int32_t s_stage[kTile + 4];
 
     // Tiles numbered in the order blocks start (see lookback.cuh): never wait for an unstarted one.
-    const unsigned tile = lookback::next_tile(st, &s_tile);
+    // (-DCOMPACT_BLOCKIDX_TILES=1 trades that guarantee for one atomic and one barrier less per tile.)
+    const unsigned tile = COMPACT_BLOCKIDX_TILES ? blockIdx.x : lookback::next_tile(st, &s_tile);
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned below = (1u << lane) - 1u;
     const size_t warp_base = size_t(tile) * kTile + size_t(warp) * kWarpItems;
