@@ -20,7 +20,8 @@ namespace onesweep {
 // Tuning knobs. Defaults are the best of the variants measured on the H100 at 2^28 (single-case
 // probes, 2026-11-23 ~10:50 UTC, same runs as CUB): keys 24 items x 3 blocks/SM 6.67 ms (20x3 7.25,
 // 20x4 7.19, 28x3 7.61, 30x3 7.97, 24x2 7.87, 28x2 7.33, 32x2 7.01); pairs 30 items x 2 blocks/SM
-// 9.35 ms (24x2 10.12, 28x2 9.59, 20x3 10.75, 17x3 10.84, 24x3 11.95: spills at the 3-block cap).
+// 9.35-9.40 ms (24x2 10.12, 28x2 9.59, 20x3 10.75, 17x3 10.84, 24x3 11.95: spills at the 3-block
+// cap). 384 threads x 20 items x 2 blocks/SM: keys 7.19 ms, pairs 9.42 (not better).
 #ifndef ONESWEEP_ITEMS
 #define ONESWEEP_ITEMS 24        // keys per thread (32-bit keys): the tile is 256 x ITEMS keys
 #endif
@@ -33,12 +34,17 @@ namespace onesweep {
 #ifndef ONESWEEP_PAIR_BLOCKS
 #define ONESWEEP_PAIR_BLOCKS 2   // blocks per SM asked of ptxas for pairs
 #endif
-constexpr int kBlock = 256;
+#ifndef ONESWEEP_THREADS
+#define ONESWEEP_THREADS 256     // threads per pass block; threads 0..255 also own one digit each
+#endif
+constexpr int kBlock = ONESWEEP_THREADS;
+static_assert(kBlock >= radix::kDigits && kBlock % 32 == 0, "a thread per digit, whole warps");
+constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one thread per digit
 // The tile of one pass: 6144 keys (32-bit keys), 7680 (pairs: the values reuse the keys' staging
 // space, so they fit); 64-bit keys keep 15 items (3840), whose 8-byte staging would pass 48 KB.
 template <class U, bool kPairs>
 struct Shape {
-    static constexpr int kItems = sizeof(U) == 8 ? 15 : kPairs ? ONESWEEP_PAIR_ITEMS : ONESWEEP_ITEMS;
+    static constexpr int kItems = sizeof(U) == 8 ? 15 * 256 / kBlock : kPairs ? ONESWEEP_PAIR_ITEMS : ONESWEEP_ITEMS;
     static constexpr int kTile = kBlock * kItems;
 };
 
@@ -82,28 +88,28 @@ struct DigitLookback {
 // hist[p * 256 + d] += number of keys whose digit in pass p is d. Shared-memory counters per
 // block, one global atomic per (pass, digit) per block at the end.
 template <class K, class U, int kPasses>
-__global__ void __launch_bounds__(kBlock) all_pass_histograms(const K* in, size_t n, uint32_t* hist) {
+__global__ void __launch_bounds__(kHistBlock) all_pass_histograms(const K* in, size_t n, uint32_t* hist) {
     __shared__ uint32_t s_hist[kPasses][radix::kDigits];
-    for (int i = threadIdx.x; i < kPasses * radix::kDigits; i += kBlock) (&s_hist[0][0])[i] = 0;
+    for (int i = threadIdx.x; i < kPasses * radix::kDigits; i += kHistBlock) (&s_hist[0][0])[i] = 0;
     __syncthreads();
-    for (size_t e = blockIdx.x * size_t(kBlock) + threadIdx.x; e < n; e += size_t(gridDim.x) * kBlock) {
+    for (size_t e = blockIdx.x * size_t(kHistBlock) + threadIdx.x; e < n; e += size_t(gridDim.x) * kHistBlock) {
         U code = sorting::Ordered<K>::to(in[e]);
 #pragma unroll
         for (int p = 0; p < kPasses; ++p) atomicAdd(&s_hist[p][radix::digit_of(code, p * radix::kDigitBits)], 1u);
     }
     __syncthreads();
-    for (int i = threadIdx.x; i < kPasses * radix::kDigits; i += kBlock) {
+    for (int i = threadIdx.x; i < kPasses * radix::kDigits; i += kHistBlock) {
         uint32_t c = (&s_hist[0][0])[i];
         if (c) atomicAdd(hist + i, c);
     }
 }
 
 // One block per pass: counts -> exclusive starts, in place.
-__global__ void __launch_bounds__(kBlock) histograms_to_starts(uint32_t* hist) {
-    __shared__ uint32_t tmp[kBlock / 32];
+__global__ void __launch_bounds__(kHistBlock) histograms_to_starts(uint32_t* hist) {
+    __shared__ uint32_t tmp[kHistBlock / 32];
     uint32_t* h = hist + size_t(blockIdx.x) * radix::kDigits;
     uint32_t c = h[threadIdx.x], total = 0;
-    uint32_t start = scan::block_exclusive_scan<kBlock>(c, 0u, total, tmp);
+    uint32_t start = scan::block_exclusive_scan<kHistBlock>(c, 0u, total, tmp);
     h[threadIdx.x] = start;
 }
 
@@ -221,23 +227,28 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     // Steps 1-2: count, then publish this tile's count of digit d (padding counted out).
     count_warp_digits<U, kItems>(code, shift, counts);
     __syncthreads();
-    const int d = threadIdx.x;   // this thread's digit
-    uint32_t total = 0;
-#pragma unroll
-    for (int w = 0; w < EarlyCounts::kWarps; ++w) {   // per digit: warps' counts -> exclusive starts
-        const uint32_t c = counts.warp_count[w][d];
-        counts.warp_count[w][d] = total;
-        total += c;
-    }
-    const uint32_t mine = total - (d == radix::kDigits - 1 ? uint32_t(kTile) - valid : 0u);
+    const int d = threadIdx.x;   // this thread's digit, if d < 256
+    const bool owns_digit = kBlock == radix::kDigits || d < radix::kDigits;
+    uint32_t total = 0, mine = 0;
     uint32_t* word = status + size_t(tile) * radix::kDigits + d;
-    publish(word, tile == 0 ? kPrefix : kAggregate, mine);
+    if (owns_digit) {
+#pragma unroll
+        for (int w = 0; w < EarlyCounts::kWarps; ++w) {   // per digit: warps' counts -> exclusive starts
+            const uint32_t c = counts.warp_count[w][d];
+            counts.warp_count[w][d] = total;
+            total += c;
+        }
+        mine = total - (d == radix::kDigits - 1 ? uint32_t(kTile) - valid : 0u);
+        publish(word, tile == 0 ? kPrefix : kAggregate, mine);
+    }
 
     // Step 3: tile-local digit starts, folded into every warp's row.
     uint32_t all = 0;
     const uint32_t start = scan::block_exclusive_scan<kBlock>(total, 0u, all, counts.scan_tmp);
+    if (owns_digit) {
 #pragma unroll
-    for (int w = 0; w < EarlyCounts::kWarps; ++w) counts.warp_count[w][d] += start;
+        for (int w = 0; w < EarlyCounts::kWarps; ++w) counts.warp_count[w][d] += start;
+    }
     __syncthreads();
 
     // Step 4: ranks, then the tile staged in shared memory in digit order.
@@ -251,12 +262,14 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     if constexpr (kPairs) load_tile_values<kItems>(vsrc, n, tile_base, full, val);
 
     // Digit d's keys in earlier tiles (the look-back), then our inclusive PREFIX for later tiles.
-    uint32_t before = 0;
-    if (tile > 0) {
-        before = Lookback::before(status, tile, d);
-        publish(word, kPrefix, before + mine);
+    if (owns_digit) {
+        uint32_t before = 0;
+        if (tile > 0) {
+            before = Lookback::before(status, tile, d);
+            publish(word, kPrefix, before + mine);
+        }
+        s_offset[d] = (long long)digit_starts[d] + (long long)before - (long long)start;
     }
-    s_offset[d] = (long long)digit_starts[d] + (long long)before - (long long)start;
     __syncthreads();
 
     // Our own look-back needs no bounds check; any other (the exercise's) gets one: see kGuard.
@@ -315,9 +328,9 @@ void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
     uint32_t* status = control + hist_words + kPasses;
 
     const unsigned hist_grid = std::min<unsigned>(grid, unsigned(course::device().sm_count) * 8u);
-    all_pass_histograms<K, U, kPasses><<<hist_grid, kBlock>>>(in, n, hist);
+    all_pass_histograms<K, U, kPasses><<<hist_grid, kHistBlock>>>(in, n, hist);
     CUDA_CHECK_LAST();
-    histograms_to_starts<<<kPasses, kBlock>>>(hist);
+    histograms_to_starts<<<kPasses, kHistBlock>>>(hist);
     CUDA_CHECK_LAST();
 
     U* tmp = course::scratch_as<U>(1, n);
