@@ -74,6 +74,28 @@ static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "COMPACT
 static_assert(kVecs >= 1 && kVecs <= 16, "COMPACT_VECS: 1 to 16 (the keep flags live in one 64-bit mask)");
 static_assert(size_t(kTile + 4) * 4 + 64 <= 48 * 1024, "the staged tile must fit in 48 KB of static shared memory");
 
+// The -DCOMPACT_VEC_STORE=1 copy-out: staged slots [shift, shift + total) to out[prefix, ...).
+__device__ void copy_out_16byte(int32_t* out, const int32_t* s_stage, uint32_t prefix,
+                                uint32_t shift, uint32_t total) {
+    // Chunk c = slots [4c, 4c + 4) = out[base + 4c .. + 3] with base = prefix - shift (out[base]
+    // is 16-byte aligned). A whole chunk is one 16-byte load from shared memory and one 16-byte
+    // store; the first and last chunks may be partial and are written element by element.
+    const long long base = (long long)prefix - (long long)shift;   // may be -3..-1 for tile 0: never written
+    const uint32_t end = shift + total;                               // one past the last staged slot
+    const uint32_t chunks = (end + 3) / 4;
+    for (uint32_t c = threadIdx.x; c < chunks; c += kThreads) {
+        const uint32_t s0 = 4 * c;
+        if (s0 >= shift && s0 + 4 <= end) {
+            const int4 v = reinterpret_cast<const int4*>(s_stage)[c];
+            reinterpret_cast<int4*>(out + (base + s0))[0] = v;
+        } else {
+#pragma unroll
+            for (uint32_t k = 0; k < 4; ++k)
+                if (s0 + k >= shift && s0 + k < end) out[base + s0 + k] = s_stage[s0 + k];
+        }
+    }
+}
+
 // kStageBarrier = false is the pitfall of wrong/compact_stage_no_barrier.cu (the barrier between
 // staging and copying out left out).
 template <bool kAligned, bool kStageBarrier = true>
@@ -182,23 +204,7 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
 
     // Coalesced copy of the staged slots [shift, shift + total) to out[prefix, prefix + total).
     if (COMPACT_VEC_STORE) {
-        // Chunk c = slots [4c, 4c + 4) = out[base + 4c .. + 3] with base = prefix - shift (out[base]
-        // is 16-byte aligned). A whole chunk is one 16-byte load from shared memory and one 16-byte
-        // store; the first and last chunks may be partial and are written element by element.
-        const long long base = (long long)prefix - (long long)shift;   // may be -3..-1 for tile 0: never written
-        const uint32_t end = shift + total;                               // one past the last staged slot
-        const uint32_t chunks = (end + 3) / 4;
-        for (uint32_t c = threadIdx.x; c < chunks; c += kThreads) {
-            const uint32_t s0 = 4 * c;
-            if (s0 >= shift && s0 + 4 <= end) {
-                const int4 v = reinterpret_cast<const int4*>(s_stage)[c];
-                reinterpret_cast<int4*>(out + (base + s0))[0] = v;
-            } else {
-#pragma unroll
-                for (uint32_t k = 0; k < 4; ++k)
-                    if (s0 + k >= shift && s0 + k < end) out[base + s0 + k] = s_stage[s0 + k];
-            }
-        }
+        copy_out_16byte(out, s_stage, prefix, shift, total);
     } else {
         int32_t* dst = out + prefix;
         for (uint32_t i = threadIdx.x; i < total; i += kThreads) dst[i] = s_stage[i];
