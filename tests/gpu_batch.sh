@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# One batch on a GPU machine: build everything, then any of: the tests, the sanitizers, the
-# benchmark. Logs go to $OUT (default gpu-logs/); a short digest is printed last.
+# One batch on a GPU machine: build, then any of: the tests, the sanitizers, the benchmark.
+# Logs go to $OUT (default gpu-logs/); a short digest is printed last.
 #   STEPS="build test sanitize bench" LESSONS="lesson02_scan lesson05_histogram" QUICK=1 tests/gpu_batch.sh
+# LESSONS narrows every step (the build too: only those lessons' programs, wrong/ and exercises/).
+# GPU_ONLY=1 skips the host half of the tests (and the host-test build). SWEEP="build/a build/b"
+# sweeps only those programs instead of every version of LESSONS (bars included: list them).
 # The build keeps going past a program that fails to compile (make -k), so one broken file does
 # not hide the results of the rest.
 set -u
@@ -13,27 +16,44 @@ JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT"
 digest="$OUT/digest.txt"
 : > "$digest"
+only="^($(echo $LESSONS | tr ' ' '|'))/"
+targets=""
+for l in $LESSONS; do
+  for src in $l/*.cu $l/wrong/*.cu $l/exercises/*.cu; do [ -f "$src" ] && targets="$targets build/${src%.cu}"; done
+done
+[ -z "${GPU_ONLY:-}" ] && targets="$targets host-tests"
 for step in $STEPS; do
   start=$(date +%s)
   case $step in
     build)
-      make -k -j"$JOBS" ARCH="$ARCH" all > "$OUT/build.log" 2>&1
+      make -k -j"$JOBS" ARCH="$ARCH" $targets > "$OUT/build.log" 2>&1
       echo "build: exit $? ($(grep -c ' error' "$OUT/build.log") error lines)" >> "$digest"
       grep -B1 -A3 ' error' "$OUT/build.log" | head -40 >> "$digest" ;;
     test)
-      python3 tests/run_tests.py --build build ${QUICK:+--quick} --jobs "${TEST_JOBS:-4}" > "$OUT/test.log" 2>&1
+      python3 tests/run_tests.py --build build ${QUICK:+--quick} ${GPU_ONLY:+--gpu-only} --only "$only" \
+        --jobs "${TEST_JOBS:-4}" > "$OUT/test.log" 2>&1
       echo "test: $(tail -n 1 "$OUT/test.log")" >> "$digest"
       grep -E '^(FAIL|SKIP)' "$OUT/test.log" | cut -c1-400 | head -60 >> "$digest" ;;
     sanitize)
       python3 tests/sanitize.py --build build --lessons "$LESSONS" ${SANITIZE_TOOLS:+--tools $SANITIZE_TOOLS} ${SANITIZE_SIZES:+--sizes $SANITIZE_SIZES} > "$OUT/sanitize.log" 2>&1
       echo "sanitize: $(tail -n 1 "$OUT/sanitize.log")" >> "$digest"
       grep -E '^FAIL' "$OUT/sanitize.log" | cut -c1-300 | head -30 >> "$digest" ;;
-    bench)   # one lesson at a time, so a call cut short keeps the lessons already measured
-      for l in $LESSONS; do
-        make bench-run LESSONS="$l" >> "$OUT/bench.log" 2>&1
-        echo "bench $l: exit $? after $(( $(date +%s) - start )) s" >> "$digest"
-        cp results/*.csv "$OUT/" 2>/dev/null
-      done
+    bench)
+      if [ -n "${SWEEP:-}" ]; then   # the listed programs, one CSV merged as it goes
+        gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g')
+        for p in $SWEEP; do
+          rm -f build/one.csv
+          $p --sweep --csv build/one.csv >> "$OUT/bench.log" 2>&1 || echo "!! $p exited $?" >> "$OUT/bench.log"
+          [ -f build/one.csv ] && python3 plot.py --merge build/one.csv --into "$OUT/$gpu.csv"
+          echo "bench $p: after $(( $(date +%s) - start )) s" >> "$digest"
+        done
+      else                           # one lesson at a time, so a call cut short keeps the lessons already measured
+        for l in $LESSONS; do
+          make bench-run LESSONS="$l" >> "$OUT/bench.log" 2>&1
+          echo "bench $l: exit $? after $(( $(date +%s) - start )) s" >> "$digest"
+          cp results/*.csv "$OUT/" 2>/dev/null
+        done
+      fi
       grep -E 'FAIL|!!|error' "$OUT/bench.log" | head -20 >> "$digest" ;;
     *) echo "unknown step $step" >> "$digest" ;;
   esac
