@@ -10,17 +10,18 @@
 // about 76 bytes per element moved for a problem that must move 4. It does not depend on k at all
 // (torch.topk on the same GPU also takes about the same time at every k, see README).
 //
-// Library top-k: CCCL 3.2 added cub::DeviceTopK (an AIR-style radix select). The toolkit here ships
-// CUB 3.0 (CUB_VERSION 300001), which does not have it: when built against CUB >= 3.2 this file
-// times cub::DeviceTopK::MaxPairs instead, followed by a sort of the k results (DeviceTopK returns
-// them unordered). Build with -DTOPK_FORCE_SORT to keep the sort bar on a newer CUB.
+// Library top-k: CCCL added cub::DeviceTopK (an AIR-style radix select; its documentation says
+// "version added 3.3.0"). The toolkit here ships CUB 3.0 (CUB_VERSION 300001), which does not have
+// it: when built against CUB >= 3.3 this file times cub::DeviceTopK::MaxPairs instead, followed by
+// a sort of the k results (DeviceTopK returns them unordered). Build with -DTOPK_FORCE_SORT to keep
+// the sort bar on a newer CUB. That path has never been compiled here (no CUB 3.3 on our machines).
 //
 // Build alone:  nvcc -O3 -arch=native -o cub_topk 00_cub_sort.cu
 // Run:          ./cub_topk --n 2^28 --k 1024      ./cub_topk --test      ./cub_topk --help
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/version.cuh>
 
-#if CUB_VERSION >= 300200 && !defined(TOPK_FORCE_SORT) && __has_include(<cub/device/device_topk.cuh>)
+#if CUB_VERSION >= 300300 && !defined(TOPK_FORCE_SORT) && __has_include(<cub/device/device_topk.cuh>)
 #include <cub/device/device_topk.cuh>
 #define TOPK_HAVE_CUB_TOPK 1
 #else
@@ -62,11 +63,15 @@ void cub_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint3
     size_t temp_bytes = 0;
 #if TOPK_HAVE_CUB_TOPK
     // cub::DeviceTopK: the k largest keys with their indices (unordered), then sort those k.
-    CUDA_CHECK(cub::DeviceTopK::MaxPairs(nullptr, temp_bytes, keys, keys_out, idx, idx_out, n, k));
+    // DeviceTopK only offers unordered output without a run-to-run guarantee on ties, and a
+    // static_assert makes the caller say it accepts both, through the execution environment.
+    const auto env = cuda::std::execution::env{cuda::execution::require(
+        cuda::execution::determinism::not_guaranteed, cuda::execution::output_ordering::unsorted)};
+    CUDA_CHECK(cub::DeviceTopK::MaxPairs(nullptr, temp_bytes, keys, keys_out, idx, idx_out, n, k, env));
     size_t sort_bytes = 0;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sort_bytes, keys_out, keys, idx_out, idx, int(k)));
     void* temp = course::scratch(4, std::max(temp_bytes, sort_bytes));
-    CUDA_CHECK(cub::DeviceTopK::MaxPairs(temp, temp_bytes, keys, keys_out, idx, idx_out, n, k));
+    CUDA_CHECK(cub::DeviceTopK::MaxPairs(temp, temp_bytes, keys, keys_out, idx, idx_out, n, k, env));
     CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, sort_bytes, keys_out, keys, idx_out, idx, int(k)));
     const uint32_t* first = idx;
 #else
