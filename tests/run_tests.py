@@ -6,7 +6,8 @@ Host part (runs anywhere, no GPU needed):
   * every program's command line: bad usage exits 2 with one line, --help exits 0
   * --input error handling (missing / malformed / wrong-dtype .npy files) exits 2
   * plot.py on a small CSV, including --check
-GPU part (only where a GPU is present; otherwise each case is reported SKIPPED, never passed):
+GPU part (only where a GPU is present; otherwise each case is reported SKIPPED, never passed,
+and if nvidia-smi does list a GPU while the programs cannot use it, that is one FAIL):
   * every version's --test battery (exit 0)
   * every wrong/ program is caught: by the checker (exit 1) or by compute-sanitizer
   * every unfinished exercise fails its checker (exit 1); `--grade` expects them to pass instead
@@ -205,6 +206,17 @@ def plot_tests(tmp):
 
 # ---- GPU part --------------------------------------------------------------------------------
 
+def gpu_visible():
+    """True when nvidia-smi lists a GPU (it is absent or fails on a machine without one)."""
+    if not shutil.which("nvidia-smi"):
+        return False
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0 and "GPU" in p.stdout
+
+
 def gpu_present(build):
     # Any built version can ask the driver for a GPU (exit 77 when there is none). Prefer the scan
     # bar, but take whatever was built, so `make lesson04 && run_tests.py --only lesson04` works.
@@ -332,6 +344,8 @@ def main():
         if args.only:
             jobs = [j for j in jobs if re.search(args.only, j[1])]
         if not has_gpu:
+            if gpu_visible():   # a GPU machine where nothing ran is a failure, not a skip
+                report("FAIL", "gpu part", f"nvidia-smi sees a GPU but the GPU tests cannot run: {why}")
             for kind, src, cmd, want, exe in jobs:
                 report("SKIP", f"gpu {src}", f"no GPU ({why})")
             if not args.grade:
