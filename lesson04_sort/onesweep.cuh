@@ -274,19 +274,18 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
 
     // Our own look-back needs no bounds check; any other (the exercise's) gets one: see kGuard.
     constexpr bool kGuard = !std::is_same_v<Lookback, DigitLookback>;
-    if constexpr (!kPairs) {
-        if (!kGuard && full) scatter_full_tile<K, U, kItems, kLast>(s_codes, s_offset, shift, dst);
-        else radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
-    } else {
+    // Pairs: the digit of every slot this thread will write, packed 4 per register, read before
+    // the values overwrite the codes.
+    uint32_t packed[kPairs ? (kItems + 3) / 4 : 1] = {};
+    if constexpr (kPairs) {
         static_assert(sizeof(U) == 4, "pairs have 32-bit keys");
-        // The digit of every slot this thread will write, packed 4 per register, before the values
-        // overwrite the codes.
-        uint32_t packed[(kItems + 3) / 4] = {};
 #pragma unroll
         for (int j = 0; j < kItems; ++j)
             packed[j / 4] |= radix::digit_of(s_codes[threadIdx.x + j * kBlock], shift) << (8 * (j % 4));
-        if (!kGuard && full) scatter_full_tile<K, U, kItems, kLast>(s_codes, s_offset, shift, dst);
-        else radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
+    }
+    if (!kGuard && full) scatter_full_tile<K, U, kItems, kLast>(s_codes, s_offset, shift, dst);
+    else radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
+    if constexpr (kPairs) {
         __syncthreads();
         uint32_t* s_vals = reinterpret_cast<uint32_t*>(s_codes);
 #pragma unroll
