@@ -73,14 +73,17 @@ test: all
 bench: all
 	@$(MAKE) --no-print-directory bench-run
 
-# The sweep itself, over whatever is built (tests/gpu_batch.sh calls it after `make -k`).
+# The sweep itself, over whatever is built (tests/gpu_batch.sh calls it after `make -k`): every
+# version of LESSONS, or only BENCH_PROGRAMS="build/lesson04_sort/00_cub ..." when given.
 bench-run:
 	@gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \
 	if [ -z "$$gpu" ]; then echo "make bench needs a GPU (nvidia-smi found none)"; exit 77; fi; \
-	mkdir -p results; out=results/$$gpu.csv; tmp=$(BUILD)/bench.csv; rm -f $$tmp; \
-	for l in $(LESSONS); do for src in $$l/*.cu; do p=$(BUILD)/$${src%.cu}; rm -f $$tmp; \
+	mkdir -p results; out=results/$$gpu.csv; tmp=$(BUILD)/bench.csv; \
+	progs="$(BENCH_PROGRAMS)"; \
+	if [ -z "$$progs" ]; then for l in $(LESSONS); do for src in $$l/*.cu; do progs="$$progs $(BUILD)/$${src%.cu}"; done; done; fi; \
+	for p in $$progs; do rm -f $$tmp; \
 	  echo "== $$p"; $$p --sweep --csv $$tmp || echo "!! $$p exited $$?"; \
-	  [ -f $$tmp ] && $(PYTHON) plot.py --merge $$tmp --into $$out; done; done; \
+	  [ -f $$tmp ] && $(PYTHON) plot.py --merge $$tmp --into $$out; done; \
 	echo "results in $$out"
 
 plot:

@@ -4,7 +4,8 @@
 #   STEPS="build test sanitize bench" LESSONS="lesson02_scan lesson05_histogram" QUICK=1 tests/gpu_batch.sh
 # LESSONS narrows every step (the build too: only those lessons' programs, wrong/ and exercises/).
 # GPU_ONLY=1 skips the host half of the tests (and the host-test build). SWEEP="build/a build/b"
-# sweeps only those programs instead of every version of LESSONS (bars included: list them).
+# sweeps only those programs instead of every version of LESSONS (bars included: list them); the
+# rows are merged into results/<gpu>.csv there, and the CSV is copied to $OUT.
 # The build keeps going past a program that fails to compile (make -k), so one broken file does
 # not hide the results of the rest.
 set -u
@@ -39,14 +40,10 @@ for step in $STEPS; do
       echo "sanitize: $(tail -n 1 "$OUT/sanitize.log")" >> "$digest"
       grep -E '^FAIL' "$OUT/sanitize.log" | cut -c1-300 | head -30 >> "$digest" ;;
     bench)
-      if [ -n "${SWEEP:-}" ]; then   # the listed programs, one CSV merged as it goes
-        gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g')
-        for p in $SWEEP; do
-          rm -f build/one.csv
-          $p --sweep --csv build/one.csv >> "$OUT/bench.log" 2>&1 || echo "!! $p exited $?" >> "$OUT/bench.log"
-          [ -f build/one.csv ] && python3 plot.py --merge build/one.csv --into "$OUT/$gpu.csv"
-          echo "bench $p: after $(( $(date +%s) - start )) s" >> "$digest"
-        done
+      if [ -n "${SWEEP:-}" ]; then   # only the listed programs (list the bars too)
+        make bench-run BENCH_PROGRAMS="$SWEEP" >> "$OUT/bench.log" 2>&1
+        echo "bench $SWEEP: exit $? after $(( $(date +%s) - start )) s" >> "$digest"
+        cp results/*.csv "$OUT/" 2>/dev/null
       else                           # one lesson at a time, so a call cut short keeps the lessons already measured
         for l in $LESSONS; do
           make bench-run LESSONS="$l" >> "$OUT/bench.log" 2>&1
