@@ -110,4 +110,4 @@ help:
 	@echo "make sanitize      GPU: compute-sanitizer memcheck, racecheck, synccheck, initcheck"
 	@echo "make grade         run the exercises' batteries (they fail until completed)"
 	@echo "make clean         remove $(BUILD)/"
-	@echo "variables: ARCH NVCCFLAGS DEBUG=1 (-G) QUICK=1 LESSONS=\"lesson02_scan ...\""
+	@echo "variables: ARCH NVCCFLAGS DEBUG=1 (-G) QUICK=1 LESSONS=\"lesson02_scan ...\" BENCH_PROGRAMS=\"build/... ...\""
