@@ -53,6 +53,49 @@ struct KeepPct {
 // Scratch comes from course::scratch(); nothing is allocated in the timed runs.
 using Launcher = void (*)(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t n, uint32_t pct);
 
+// ---- packed keep flags (compact_03's in-warp offsets) -----------------------------------------
+// A thread of compact_03 holds rows of 4 elements (row j, element k). Its keep flags live in 32-bit
+// words, one BYTE per row: the flag of (j, k) is bit 8 (j % 4) + k of word j / 4 (low nibble used,
+// high nibble always 0). A byte per row is what lets a warp scan four rows' counts at once: the
+// per-row counts are 0..4, their sums over 32 lanes at most 128, so adding two packed words adds
+// the four bytes independently (no carry ever crosses into the next byte). These functions are
+// shared by the kernel and tests/lesson03_compact_host.cu, which runs them on the host.
+__host__ __device__ constexpr uint32_t flag_bit(int j, int k) { return 1u << (8 * (j % 4) + k); }
+__host__ __device__ constexpr uint32_t byte_of(uint32_t w, int i) { return (w >> (8 * i)) & 0xFFu; }
+
+// Per byte, how many of its low 4 bits are set (0..4): a SWAR popcount, pairs of bits then the two
+// pair counts. The high nibble is never looked at.
+__host__ __device__ constexpr uint32_t row_counts(uint32_t flags) {
+    const uint32_t pairs = (flags & 0x05050505u) + ((flags >> 1) & 0x05050505u);   // bits 0+1 and 2+3
+    return (pairs & 0x03030303u) + ((pairs >> 2) & 0x03030303u);
+}
+
+// The four bytes of a packed word added up (a warp's kept count over four rows: at most 512).
+__host__ __device__ constexpr uint32_t bytes_sum(uint32_t w) {
+    return byte_of(w, 0) + byte_of(w, 1) + byte_of(w, 2) + byte_of(w, 3);
+}
+
+// One lane's part of staging its warp's kept elements, given the scan of the packed counts:
+// excl[w] = the counts of the lanes below (per row byte), tot[w] = the whole warp's counts. Row j of
+// this lane starts after all kept elements of rows 0..j-1 (every lane) and those of row j in the
+// lanes below; inside the row, element k follows the lane's own kept elements before k. Writes
+// x[j][k] for each kept (j, k) to its place in run[] (the warp's run: run[0] is its first kept
+// element). A pointer that moves on by one per kept element, rather than run[index]: it keeps the
+// address arithmetic to one add per store.
+template <int kVecs, class T>
+__host__ __device__ __forceinline__ void stage_kept(const uint32_t* flags, const uint32_t* excl, const uint32_t* tot,
+                                                    const T (*x)[4], T* run) {
+    T* row = run;   // the first slot of row j (all lanes)
+#pragma unroll
+    for (int j = 0; j < kVecs; ++j) {
+        T* dst = row + byte_of(excl[j / 4], j % 4);
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+            if (flags[j / 4] & flag_bit(j, k)) *dst++ = x[j][k];
+        row += byte_of(tot[j / 4], j % 4);
+    }
+}
+
 constexpr uint64_t kMaxN = (uint64_t(1) << 31) - 1;
 
 inline std::vector<std::string> dists() { return course::common_dists(); }

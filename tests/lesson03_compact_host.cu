@@ -91,6 +91,95 @@ static void test_compact_checker() {
     }
 }
 
+// compact_03's in-warp offset bookkeeping (byte-packed flags, one scan), on the host: one warp of 32
+// lanes x kVecs rows x 4 elements (memory order: row, lane, element), flags packed one byte per row,
+// the warp scan done as a plain sum over lanes (what the 5 shuffle steps compute), then every lane
+// stages its kept elements with compact::stage_kept into the warp's run. The run must be exactly
+// the kept elements in memory order, nothing written past it, and the count must match.
+template <int kVecs>
+static bool host_warp_stage(uint32_t pct, uint64_t seed, bool use_inclusive, std::string& why) {
+    constexpr int kWords = (kVecs + 3) / 4;
+    int32_t x[32][kVecs][4];
+    uint32_t flags[32][kWords] = {};
+    std::vector<int32_t> expected;
+    for (int j = 0; j < kVecs; ++j)
+        for (int lane = 0; lane < 32; ++lane)
+            for (int k = 0; k < 4; ++k) {
+                const int32_t v = int32_t(course::hash64(seed, uint64_t(128 * j + 4 * lane + k)));
+                x[lane][j][k] = v;
+                if (compact::keep(v, pct)) {
+                    flags[lane][j / 4] |= compact::flag_bit(j, k);
+                    expected.push_back(v);
+                }
+            }
+    uint32_t incl[32][kWords], excl[32][kWords], tot[kWords];
+    uint32_t warp_kept = 0;
+    for (int w = 0; w < kWords; ++w) {
+        uint32_t run = 0;
+        for (int lane = 0; lane < 32; ++lane) {
+            const uint32_t counts = compact::row_counts(flags[lane][w]);
+            run += counts;                       // packed: four byte sums at once
+            incl[lane][w] = run;
+            excl[lane][w] = run - counts;
+        }
+        tot[w] = incl[31][w];
+        warp_kept += compact::bytes_sum(tot[w]);
+    }
+    const int32_t poison = int32_t(0xABABABABu);
+    std::vector<int32_t> run(32 * kVecs * 4 + 8, poison);
+    for (int lane = 0; lane < 32; ++lane)
+        compact::stage_kept<kVecs>(flags[lane], use_inclusive ? incl[lane] : excl[lane], tot, x[lane], run.data());
+    if (warp_kept != expected.size()) {
+        why = "count " + std::to_string(warp_kept) + ", expected " + std::to_string(expected.size());
+        return false;
+    }
+    for (size_t i = 0; i < run.size(); ++i) {
+        const int32_t want = i < expected.size() ? expected[i] : poison;
+        if (run[i] != want) {
+            why = "kVecs=" + std::to_string(kVecs) + " pct=" + std::to_string(pct) + ": slot " + std::to_string(i) +
+                  (i < expected.size() ? " holds the wrong element" : " past the run was written");
+            return false;
+        }
+    }
+    return true;
+}
+
+static void test_compact03_packed_flags() {
+    // row_counts: each byte's low nibble counted, the high nibble ignored, no byte leaking into another.
+    bool ok = true;
+    for (uint32_t nib = 0; nib < 16; ++nib)
+        for (int b = 0; b < 4; ++b) {
+            const uint32_t want = uint32_t(__builtin_popcount(nib)) << (8 * b);
+            ok &= compact::row_counts(nib << (8 * b)) == want;
+            ok &= compact::row_counts((nib << (8 * b)) | (0xF0u << (8 * b))) == want;   // high nibble ignored
+        }
+    ok &= compact::row_counts(0x0F0F0F0Fu) == 0x04040404u && compact::row_counts(0x05030F01u) == 0x02020401u;
+    expect(ok, "compact::row_counts counts the low nibble of every byte separately");
+    expect(compact::flag_bit(0, 0) == 1u && compact::flag_bit(5, 3) == (1u << 11) && compact::flag_bit(11, 2) == (1u << 26),
+           "compact::flag_bit: row j, element k is bit 8 (j % 4) + k");
+    expect(compact::bytes_sum(0x80808080u) == 512 && compact::byte_of(0x12345678u, 2) == 0x34u,
+           "compact::bytes_sum / byte_of");
+    // Everything kept: every byte of lane 31's inclusive sum is 128, the most a byte must hold.
+    uint32_t all = 0;
+    for (int lane = 0; lane < 32; ++lane) all += compact::row_counts(0x0F0F0F0Fu);
+    expect(all == 0x80808080u, "32 lanes x 4 kept per row sum to 128 per byte: no carry into the next row");
+
+    std::string why;
+    ok = true;
+    for (uint32_t pct : {0u, 1u, 10u, 50u, 90u, 100u})
+        for (uint64_t seed : {1ull, 2ull, 3ull}) {
+            ok = ok && host_warp_stage<12>(pct, seed, false, why);   // the default tile's 12 rows
+            ok = ok && host_warp_stage<16>(pct, seed, false, why);   // the largest COMPACT_VECS
+            ok = ok && host_warp_stage<5>(pct, seed, false, why);    // a last word partly used
+            ok = ok && host_warp_stage<6>(pct, seed, false, why);    // 256 threads x 24 items
+            ok = ok && host_warp_stage<1>(pct, seed, false, why);
+        }
+    expect(ok, "compact_03 byte-scan staging: a warp's run is its kept elements in order (rows 1/5/6/12/16, 0..100 %)", why);
+    std::string ignored;
+    expect(!host_warp_stage<12>(50, 1, true, ignored),
+           "the same simulation with the INCLUSIVE lane counts (an off-by-one lane) is caught");
+}
+
 // ---- expand ---------------------------------------------------------------------------------
 
 static void test_expand_generators() {
@@ -269,6 +358,7 @@ int main() {
     test_selectivity();
     test_compact_reference();
     test_compact_checker();
+    test_compact03_packed_flags();
     test_expand_generators();
     test_expand_reference_and_checker();
     test_merge_path_on_host();

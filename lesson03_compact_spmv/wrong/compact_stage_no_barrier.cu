@@ -3,9 +3,8 @@
 // CAUGHT-BY: racecheck --n 100000 --reps 1
 //
 // Every thread writes its kept elements to s_stage[...], then the block copies the staged run to
-// global memory with thread t taking elements t, t + 128, ... (16-byte chunks with
-// -DCOMPACT_VEC_STORE=1): almost every element is
-// read by a DIFFERENT warp than the one that wrote it. Without __syncthreads() in between, a fast warp copies
+// global memory with thread t taking elements t, t + 128, ...: almost every element is read by a
+// DIFFERENT warp than the one that wrote it. Without __syncthreads() in between, a fast warp copies
 // slots that a slower warp has not written yet (read-after-write hazard). Whether the output comes
 // out wrong depends on timing (often it does not: the warps are nearly in step), which is exactly
 // why this kind of bug survives testing; compute-sanitizer's racecheck reports the hazard on every
