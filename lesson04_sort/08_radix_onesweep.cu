@@ -16,7 +16,9 @@
 //   * The pass counts before it ranks ("early counts", as CUB does): each warp counts its digits
 //     with shared atomics, the AGGREGATEs go out at once, and only then does the block rank, each
 //     key getting its tile rank in one step (match, the group's highest lane does one atomicAdd
-//     on the warp's counter, a shuffle shares the old value). Later tiles find the AGGREGATE
+//     on the warp's counter, a shuffle shares the old value). For 32-bit keys the match is an
+//     OR mask: each lane ORs its bit into a shared word of its digit, and the word read back is
+//     the group (~40 instructions per key in all, against ~87 with 8 ballots per key). Later tiles find the AGGREGATE
 //     already there instead of spinning while this tile ranks.
 //   * Tiles of 6144 keys (256 x 24) for keys, 7680 (256 x 30) for pairs, whose values reuse the
 //     keys' shared-memory staging space once the keys are out; full tiles load and scatter with
@@ -34,13 +36,17 @@
 // (8 ballots per key to match digits, shared-memory counters) and per-tile overhead (zeroing and
 // scanning 8 x 256 counters, the block scan, the look-back, 4 barriers), which larger tiles
 // spread over more keys.
-// Measured (H100, 2^28 uniform, single-case probes 2026-11-23 ~10:50 UTC, CUB in the same run):
-// keys 6.67 ms, 0.82x SortKeys (5.48 ms; 08's first version 8.01 ms, 0.69x); pairs 9.35 ms,
-// 0.98x SortPairs (9.12 ms; first version 11.71 ms, 0.78x). The steps: early counts + one-step
-// ranking + unchecked full-tile loads at the old 3840-key tile: keys 8.01 -> 7.77 ms, pairs
-// 11.71 -> 11.44; 6144-key tiles (24 items, 3 blocks/SM): keys 6.67-6.87 ms; pairs with values
-// staged in the keys' space: 20 items 10.75, 24 items 10.12, 30 items (2 blocks/SM) 9.35 ms.
-// uint64 (8 passes): 22.5 ms.
+// Measured (H100, 2^28 uniform, single-case probes 2026-11-23, CUB in the same run): with ballot
+// matching, keys 6.67 ms, 0.82x SortKeys (5.48 ms; 08's first version 8.01 ms, 0.69x); pairs
+// 9.35 ms, 0.98x SortPairs (9.12 ms; first version 11.71 ms, 0.78x). The steps: early counts +
+// one-step ranking + unchecked full-tile loads at the old 3840-key tile: keys 8.01 -> 7.77 ms,
+// pairs 11.71 -> 11.44; 6144-key tiles (24 items, 3 blocks/SM): keys 6.67-6.87 ms; pairs with
+// values staged in the keys' space: 20 items 10.75, 24 items 10.12, 30 items (2 blocks/SM) 9.35 ms.
+// uint64 (8 passes): 22.5 ms. Then OR-mask matching for 32-bit keys (probe, 16:20 UTC, two
+// rounds): keys 6.71 -> 5.92 ms, 0.82x -> 0.93x CUB (5.51 ms); ncu on one middle pass: 3.2 -> 1.8
+// instructions per key, 1.83 -> 1.57 ms. It costs on skewed keys (the shared atomicOr serialises
+// when many lanes share a digit): few-unique 6.31 -> 6.61 ms, Zipf 6.43 -> 6.61 (CUB 4.71, 5.04).
+// Build with -DONESWEEP_OR_MATCH=0 to get the ballots back. The sweep table is in README.md.
 //
 // Correctness notes:
 //   * tiles are numbered by an atomic counter in the order blocks start (one counter per pass),

@@ -34,6 +34,27 @@ namespace onesweep {
 #ifndef ONESWEEP_PAIR_BLOCKS
 #define ONESWEEP_PAIR_BLOCKS 2   // blocks per SM asked of ptxas for pairs
 #endif
+// ONESWEEP_OR_MATCH: how a warp finds the lanes that hold the same digit while ranking 32-bit keys.
+//   1 (default) "OR masks" (the idea of CUB's WARP_MATCH_ATOMIC_OR ranking): each lane ORs its lane
+//     bit into a per-warp shared word of its digit; after a __syncwarp that word IS the group. The
+//     group's leader does the atomicAdd, a shuffle shares it (rank_in_tile_or);
+//   0 8 ballots per key (scan::match_low_bits, rank_in_tile; -DMATCH_ANY_INSTRUCTION=1 swaps in
+//     __match_any_sync). Pairs and 64-bit keys always rank this way: their shared memory plus the
+//     masks' 1 KB per warp would pass the 48 KB of static shared memory.
+// Static count, sm_90 SASS of the uint32 middle pass, full-tile path (per-item code / 24): ballots
+// ~87 instructions per key (the ballots alone 54), OR masks ~40; 80 registers, no spill, both.
+// Measured (H100, 2^28 uint32 uniform, 2026-11-23, CUB in the same run, two rounds):
+//   ballots 6.71 ms (0.82x CUB's 5.51), OR masks 5.92 ms (0.93x); ncu, one middle pass: 3.2 -> 1.8
+//   instructions per key, 1.83 -> 1.57 ms. Match-any instruction: 10.58 ms (0.52x).
+//   The price: many lanes on one digit serialise the shared atomicOr (CUB's note). 2^28 few-unique:
+//   6.61 ms against 6.31 with ballots (CUB 4.71); Zipf 6.61 against 6.43 (CUB 5.04).
+//   Tried, not kept: the counter read by the whole group and bumped by its lowest lane (no atomic,
+//   no shuffle; ~36 instructions per key) measured 5.97 ms, no faster than the atomic; 26 items per
+//   thread 5.85 ms (0.94x) but 16 bytes of spill in one float instantiation.
+#ifndef ONESWEEP_OR_MATCH
+#define ONESWEEP_OR_MATCH 1
+#endif
+static_assert(ONESWEEP_OR_MATCH == 0 || ONESWEEP_OR_MATCH == 1, "ONESWEEP_OR_MATCH is 0 or 1");
 #ifndef ONESWEEP_THREADS
 #define ONESWEEP_THREADS 256     // threads per pass block; threads 0..255 also own one digit each
 #endif
@@ -133,12 +154,18 @@ struct EarlyCounts {
     uint32_t scan_tmp[kWarps];
 };
 
+// `masks` (OR-mask ranking only, else null): the warp's 256 match words, zeroed here with its
+// counters; the ranking leaves them zero again.
 template <class U, int kItems>
-__device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int shift, EarlyCounts& s) {
+__device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int shift, EarlyCounts& s,
+                                                  uint32_t* masks = nullptr) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t* counts = s.warp_count[warp];
 #pragma unroll
-    for (int i = lane; i < radix::kDigits; i += 32) counts[i] = 0;
+    for (int i = lane; i < radix::kDigits; i += 32) {
+        counts[i] = 0;
+        if (masks) masks[i] = 0;
+    }
     __syncwarp();
 #pragma unroll
     for (int j = 0; j < kItems; ++j) atomicAdd(&counts[radix::digit_of(code[j], shift)], 1u);
@@ -159,6 +186,61 @@ __device__ __forceinline__ void rank_in_tile(const U (&code)[kItems], int shift,
         if (lane == leader) old = atomicAdd(&counts[dig], uint32_t(__popc(peers)));
         old = __shfl_sync(0xffffffffu, old, leader);
         rank[j] = old + __popc(peers & below);
+    }
+}
+
+// Bit counts that compile on the host too (the host test): the intrinsics on the device.
+__host__ __device__ __forceinline__ int clz32(uint32_t x) {
+#ifdef __CUDA_ARCH__
+    return __clz(x);
+#else
+    return x ? __builtin_clz(x) : 32;
+#endif
+}
+__host__ __device__ __forceinline__ int popc32(uint32_t x) {
+#ifdef __CUDA_ARCH__
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
+
+// The two pieces of arithmetic of a one-step rank, shared by both ways of matching and by the host
+// test (tests/lesson04_radix_host.cu replays a warp's ranking with them). `peers`: the lanes with
+// this lane's digit. The group's highest lane is its leader (it adds the group's size to the
+// counter); a key's rank = the counter's old value + the peers below it (index order).
+__host__ __device__ __forceinline__ int group_leader(uint32_t peers) { return 31 - clz32(peers); }
+__host__ __device__ __forceinline__ uint32_t rank_in_group(uint32_t old, uint32_t peers, int lane) {
+    return old + popc32(peers & ((1u << lane) - 1u));
+}
+
+// OR-mask ranking (ONESWEEP_OR_MATCH=1, the default for 32-bit keys): same counters and result as
+// rank_in_tile, but the group of lanes holding a digit comes from shared memory, not 8 ballots. Per key: OR this lane's bit
+// into masks[digit]; __syncwarp (every lane's OR has landed); read the word back: the group. The
+// leader bumps the counter, the shuffle shares the old value, and the leader zeroes the word for
+// the next item. That zeroing is safe without another barrier: every lane's read of the word feeds
+// the shuffle's source lane (the leader), so it has completed before the lane reaches the shuffle,
+// and the leader writes only after the shuffle; the __syncwarp at the end keeps the next item's ORs
+// after the zeroing. Match + rank ~17 instructions per key against ~65 for the ballots (header).
+template <class U, int kItems>
+__device__ __forceinline__ void rank_in_tile_or(const U (&code)[kItems], int shift, uint32_t (&rank)[kItems],
+                                                EarlyCounts& s, uint32_t* masks) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint32_t* counts = s.warp_count[warp];
+    const uint32_t lane_bit = 1u << lane;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        const uint32_t dig = radix::digit_of(code[j], shift);
+        atomicOr(&masks[dig], lane_bit);
+        __syncwarp();
+        const uint32_t peers = masks[dig];
+        const int leader = group_leader(peers);
+        uint32_t old = 0;
+        if (lane == leader) old = atomicAdd(&counts[dig], uint32_t(__popc(peers)));
+        old = __shfl_sync(0xffffffffu, old, leader);
+        if (lane == leader) masks[dig] = 0;
+        __syncwarp();
+        rank[j] = rank_in_group(old, peers, lane);
     }
 }
 
@@ -213,6 +295,10 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     __shared__ U s_codes[kTile];   // for pairs, reused for the values once the keys are out
     __shared__ long long s_offset[radix::kDigits];
     __shared__ unsigned s_tile;
+    // OR-mask ranking: 32-bit keys without values only (see ONESWEEP_OR_MATCH); one row per warp.
+    constexpr bool kOrMatch = ONESWEEP_OR_MATCH && sizeof(U) == 4 && !kPairs;
+    __shared__ uint32_t s_match[kOrMatch ? EarlyCounts::kWarps : 1][kOrMatch ? radix::kDigits : 1];
+    uint32_t* masks = kOrMatch ? s_match[threadIdx.x >> 5] : nullptr;
 
     if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();
@@ -225,7 +311,7 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);
 
     // Steps 1-2: count, then publish this tile's count of digit d (padding counted out).
-    count_warp_digits<U, kItems>(code, shift, counts);
+    count_warp_digits<U, kItems>(code, shift, counts, masks);
     __syncthreads();
     const int d = threadIdx.x;   // this thread's digit, if d < 256
     const bool owns_digit = kBlock == radix::kDigits || d < radix::kDigits;
@@ -253,7 +339,8 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
 
     // Step 4: ranks, then the tile staged in shared memory in digit order.
     uint32_t rank[kItems];
-    rank_in_tile<U, kItems>(code, shift, rank, counts);
+    if constexpr (kOrMatch) rank_in_tile_or<U, kItems>(code, shift, rank, counts, masks);
+    else rank_in_tile<U, kItems>(code, shift, rank, counts);
 #pragma unroll
     for (int j = 0; j < kItems; ++j) s_codes[rank[j]] = code[j];
     // Pairs: the values' loads go out now (the codes' registers are free), in flight during the

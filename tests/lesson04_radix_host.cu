@@ -2,7 +2,9 @@
 // the key order transforms, the input shapes, the CPU reference sort, and that the checker
 // FAILS planted wrong answers (a swapped pair, an all-zeros output, a lost or duplicated key,
 // -0.0/+0.0 swapped, a NaN moved or canonicalised, an unstable pair order, a value separated from
-// its key) while passing right ones, on both its exact path and its fingerprint path.
+// its key) while passing right ones, on both its exact path and its fingerprint path; and 08's
+// OR-mask ranking (onesweep.cuh, ONESWEEP_OR_MATCH), replayed lane by lane on the host, against
+// a plain stable count, with planted bugs that the replay must catch.
 //
 //   make build/tests/lesson04_radix_host && build/tests/lesson04_radix_host
 #include <cmath>
@@ -10,6 +12,7 @@
 #include <limits>
 
 #include "../lesson04_sort/lesson.cuh"
+#include "../lesson04_sort/onesweep.cuh"   // the ranking arithmetic, __host__ __device__
 
 static int g_pass = 0, g_fail = 0;
 static void report(const std::string& name, bool ok, const std::string& why = "") {
@@ -283,6 +286,88 @@ static void test_checker_pairs() {
     }
 }
 
+// 08's OR-mask ranking of one warp, replayed on the host step by step as the warp runs it (the
+// same group_leader / rank_in_group as the kernel): for each item j, every lane ORs its bit into
+// masks[digit]; each lane reads its word (its group) and its leader; each leader adds the group's
+// size to counts[digit] and keeps the old value; a lane takes the old value from ITS leader (the
+// shuffle); the leaders zero their words. The rank must equal the number of earlier keys (item,
+// then lane: index order) of the same digit, and the masks must end all zero (the next tile's
+// ranking starts from them). `bug` plants a fault: the rank counts the lane itself; the leader is
+// off by one lane; the words are never zeroed.
+enum class RankBug { none, counts_self, leader_off_by_one, no_zeroing };
+static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, RankBug bug,
+                              std::string& why) {
+    uint32_t masks[radix::kDigits] = {}, counts[radix::kDigits] = {}, seen[radix::kDigits] = {};
+    for (int j = 0; j < items; ++j) {
+        const uint32_t* dj = &digit[size_t(j) * 32];
+        for (int lane = 0; lane < 32; ++lane) masks[dj[lane]] |= 1u << lane;   // atomicOr, then __syncwarp
+        uint32_t peers[32], old_of[32] = {};
+        int leader[32];
+        for (int lane = 0; lane < 32; ++lane) {
+            peers[lane] = masks[dj[lane]];
+            leader[lane] = onesweep::group_leader(peers[lane]) - (bug == RankBug::leader_off_by_one ? 1 : 0);
+            if (leader[lane] < 0) leader[lane] += 32;
+        }
+        for (int lane = 0; lane < 32; ++lane)   // the leaders' atomicAdds (one per group)
+            if (lane == leader[lane]) {
+                old_of[lane] = counts[dj[lane]];
+                counts[dj[lane]] += onesweep::popc32(peers[lane]);
+            }
+        for (int lane = 0; lane < 32; ++lane) {
+            const uint32_t old = old_of[leader[lane]];   // __shfl_sync from the leader
+            uint32_t r = onesweep::rank_in_group(old, peers[lane], lane);
+            if (bug == RankBug::counts_self) r = old + onesweep::popc32(peers[lane] & ((2u << lane) - 1u));
+            const uint32_t want = seen[dj[lane]]++;
+            if (r != want) {
+                why = "item " + std::to_string(j) + " lane " + std::to_string(lane) + " digit " + std::to_string(dj[lane]) +
+                      ": rank " + std::to_string(r) + ", expected " + std::to_string(want);
+                return false;
+            }
+        }
+        if (bug != RankBug::no_zeroing)
+            for (int lane = 0; lane < 32; ++lane)
+                if (lane == leader[lane]) masks[dj[lane]] = 0;
+    }
+    for (int d = 0; d < radix::kDigits; ++d)
+        if (masks[d] != 0) { why = "match word of digit " + std::to_string(d) + " left non-zero"; return false; }
+    return true;
+}
+
+static void test_or_ranking() {
+    const int items = 24;
+    // Digit patterns: uniform, 3 distinct, all equal, all distinct per lane, two lanes per digit,
+    // and one digit per item (whole warp one group, changing every item).
+    std::vector<std::pair<std::string, std::vector<uint32_t>>> cases;
+    auto make = [&](const std::string& name, auto f) {
+        std::vector<uint32_t> v(size_t(items) * 32);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = f(i) & 0xFFu;
+        cases.push_back({name, v});
+    };
+    make("uniform", [](size_t i) { return uint32_t(course::hash64(11, i)); });
+    make("3 digits", [](size_t i) { return uint32_t(course::hash64(12, i) % 3) * 77u; });
+    make("equal", [](size_t) { return 255u; });
+    make("distinct per lane", [](size_t i) { return uint32_t(i % 32) * 8u; });
+    make("pairs of lanes", [](size_t i) { return uint32_t(i % 32) / 2u + uint32_t(i / 32); });
+    make("one digit per item", [](size_t i) { return uint32_t(i / 32) * 5u; });
+    for (const auto& c : cases) {
+        std::string why;
+        report("08 OR-mask ranking replay = stable count, " + c.first,
+               replay_or_ranking(c.second, items, RankBug::none, why), why);
+    }
+    // Planted bugs: each must make the replay fail on some case.
+    const std::pair<RankBug, const char*> bugs[] = {{RankBug::counts_self, "rank counts the lane itself"},
+                                                    {RankBug::leader_off_by_one, "leader off by one lane"},
+                                                    {RankBug::no_zeroing, "match words never zeroed"}};
+    for (const auto& b : bugs) {
+        bool caught = false;
+        for (const auto& c : cases) {
+            std::string why;
+            if (!replay_or_ranking(c.second, items, b.first, why)) caught = true;
+        }
+        report(std::string("08 OR-mask ranking replay catches a planted bug: ") + b.second, caught);
+    }
+}
+
 int main() {
     test_float_transform();
     test_int_transform();
@@ -296,6 +381,7 @@ int main() {
     test_checker_keys(sorting::kExactLimit + 4097, "fingerprint path");
     test_checker_floats();
     test_checker_pairs();
+    test_or_ranking();
     std::printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;
 }
