@@ -1,16 +1,16 @@
 // 05_merge_path — merge sort with merge-path partitioning (splitters): every block merges exactly
-// 4096 output keys, whatever the run sizes, streaming them through shared memory. Keys and
+// 8192 output keys, whatever the run sizes, streaming them through shared memory. Keys and
 // (stable) pairs.
 //
 // What changed since 04:
-//   * one binary search per 4096 OUTPUT keys instead of one per key: a small partition kernel
-//     finds, for every tile of 4096 outputs, where its diagonal crosses the merge path (how many
+//   * one binary search per 8192 OUTPUT keys instead of one per key: a small partition kernel
+//     finds, for every tile of 8192 outputs, where its diagonal crosses the merge path (how many
 //     keys come from run A and how many from run B). Lecture 001's "a few huge merges" regime:
-//     the splitters cut even the last merge (two runs of n/2) into n/4096 equal pieces, so every
+//     the splitters cut even the last merge (two runs of n/2) into n/8192 equal pieces, so every
 //     SM has the same work on the last, largest passes.
 //   * each merge block loads its A piece and B piece with coalesced loads into shared memory, every
-//     thread finds its own 16-output diagonal there (a search in shared memory, 12 steps) and
-//     merges 16 keys serially into registers; the block then writes its 4096 outputs coalesced.
+//     thread finds its own 32-output diagonal there (a search in shared memory, 13 steps) and
+//     merges 32 keys serially into registers; the block then writes its 8192 outputs coalesced.
 //   * the tile sort is now STABLE: 16 keys per thread sorted in registers by odd-even
 //     transposition (swaps only strictly out-of-order neighbours), then 8-9 rounds of merge-path
 //     merges in shared memory (ties to the left run). With the stable global merges, the whole
@@ -20,28 +20,89 @@
 //            = 15 merge passes, each reading and writing every key once (pairs: every value too):
 //            16 x 2 x 1 GiB = 32 GiB for keys, 16 copies' worth. CUB's merge sort (256 x 17 =
 //            4352-key tiles) makes 16 merge passes, and 00_cub_merge copies the input first.
-//            The partition kernel reads 2 x 13..28 keys per 4096-key tile: < 0.1% extra.
+//            The partition kernel reads 2 x 13..28 keys per 8192-key tile: < 0.1% extra.
 //   launches: 2 per pass (partition, merge).
 //   compares: log2(n) per key, as any merge sort; none wasted on padding.
 // What limits it: the pass count (radix sort moves keys 4 times for 32-bit keys, merge sort
-// log2(n/tile) times) and the serial 16-key merge per thread (divergent, latency-bound loads from
+// log2(n/tile) times) and the serial 32-key merge per thread (divergent, latency-bound loads from
 // shared memory). The target: >= 1.00x cub::DeviceMergeSort at 2^28 uint32 (00_cub_merge).
 // Partial tiles: the last tile of the tile sort is padded with copies of its LARGEST real key; the
 // sort is stable and the copies come after every real key in input order, so they end after all
 // real keys and are simply not written. No key value is reserved as a sentinel.
 // Keys: uint32, int32, float32, uint64; pairs (uint32 key, uint32 value), stable.
 //
+// The merge kernel, as measured (merge_tiles_lean; the plain merge_tiles above it is the same idea
+// with fewer tricks, -DMERGE_LEAN=0 builds it):
+//   * 32 outputs per thread (8192 per tile): half the diagonal searches per key of 16, and the
+//     searches were the largest share of the shared-memory loads;
+//   * full tiles (every tile but the array's last) take a path without per-element bounds checks;
+//   * the serial merge loads one key from shared memory per output (cmp::serial_merge_select), not
+//     two branches with a load each; pairs gather their values by position afterwards;
+//   * outputs staged per warp: a warp's outputs are contiguous, so it writes them to shared memory
+//     and reads them back striped after __syncwarp(), without a third block-wide barrier.
+//   The tile sort's merge rounds use the same one-load serial merge.
+// Measured (H100, 2^28, 2026-11-23 ~16:40 UTC, median of 10, cub::DeviceMergeSort in the same run):
+//   uint32 keys: plain 16-output kernel 18.70 ms (0.83x CUB's 15.44), lean 17.01 (0.91x), lean with
+//   32 outputs per thread 15.99 (0.97x); pairs 28.76 -> 28.60 ms (1.09x CUB's 31.09).
+//   Tried, not kept: minimum blocks per SM through __launch_bounds__ (-DMERGE_MIN_BLOCKS=6
+//   -DSORT_MIN_BLOCKS=4) helped the 16-output lean kernel (16.29 ms, 0.95x) but made the 32-output
+//   one spill (16.52 ms; pairs 60.9 ms); persistent blocks prefetching the next tile with cp.async
+//   18.95 ms (0.82x); a tile sort twice as large (16384 keys, one merge pass fewer) 18.43 ms with the
+//   plain kernel (0.84x).
+// What still separates us from CUB on uint32 keys (3 %): not measured per kernel yet (ncu split).
+//
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o merge_path 05_merge_path.cu
 // Run:          ./merge_path --n 2^28     ./merge_path --type pairs --n 2^28     ./merge_path --test
 #include "comparison.cuh"
 
-constexpr int kBlock = 256;
-constexpr int kItems = 16;
-constexpr int kTile = kBlock * kItems;     // 4096: merge outputs per block
+// Knobs (the header has the measurements of the variants tried).
+#ifndef MERGE_LEAN
+#define MERGE_LEAN 1        // 1: the lean merge kernel and the one-load serial merge; 0: the plain ones
+#endif
+#ifndef MERGE_THREADS
+#define MERGE_THREADS 256   // threads per merge block
+#endif
+#ifndef MERGE_ITEMS
+#define MERGE_ITEMS 32      // outputs per thread in the global merge (above 16 needs MERGE_LEAN=1)
+#endif
+#ifndef SORT_MIN_BLOCKS
+#define SORT_MIN_BLOCKS 0   // >0: tile-sort blocks per SM the compiler must fit (caps registers)
+#endif
+#ifndef MERGE_MIN_BLOCKS
+#define MERGE_MIN_BLOCKS 0  // >0: the same for the lean merge kernel
+#endif
+// __launch_bounds__(threads, blocks per SM): the compiler caps registers so that `blocks` fit.
+#if SORT_MIN_BLOCKS > 0
+#define SORT_BOUNDS(threads) __launch_bounds__(threads, SORT_MIN_BLOCKS)
+#else
+#define SORT_BOUNDS(threads) __launch_bounds__(threads)
+#endif
+#if MERGE_MIN_BLOCKS > 0
+#define LEAN_BOUNDS(threads) __launch_bounds__(threads, MERGE_MIN_BLOCKS)
+#else
+#define LEAN_BOUNDS(threads) __launch_bounds__(threads)
+#endif
+
+constexpr int kItems = 16;                       // tile sort: keys per thread
+constexpr int kBlock = MERGE_THREADS;
+constexpr int kMergeItems = MERGE_ITEMS;
+constexpr int kTile = kBlock * kMergeItems;     // 8192 by default: merge outputs per block
 constexpr int kPadded = kTile + kTile / 32;
+constexpr bool kLean = MERGE_LEAN != 0;
 // The tile sort uses as many threads as 48 KB of static shared memory allows: 512 threads (8192
 // keys) for 4-byte keys, 256 (4096) for uint64 keys or pairs. One pass fewer for uint32 keys.
-template <class K, bool kPairs> constexpr int sort_block() { return sizeof(K) + (kPairs ? 4 : 0) == 4 ? 512 : 256; }
+template <class K, bool kPairs> constexpr int sort_block() {
+    return sizeof(K) + (kPairs ? 4 : 0) == 4 ? 512 : 256;
+}
+static_assert(MERGE_LEAN == 0 || MERGE_LEAN == 1, "MERGE_LEAN is 0 or 1");
+static_assert(kBlock % 32 == 0 && kBlock <= 1024, "MERGE_THREADS: whole warps, at most 1024");
+static_assert((kTile & (kTile - 1)) == 0, "MERGE_THREADS x MERGE_ITEMS must be a power of two");
+// A merge tile must never straddle two run pairs: it has to divide 2 x width for the smallest
+// width, 2 x the smallest tile sort (256 x 16 keys, for uint64 keys and pairs).
+static_assert(kTile <= 2 * 256 * kItems, "the merge tile is larger than a run pair");
+// merge_tiles keeps its arrays in static shared memory (48 KB at most: 4096 uint64 keys or pairs);
+// larger tiles take the lean kernel's dynamic shared memory.
+static_assert(kLean || kTile <= 4096, "tiles above 4096 outputs need MERGE_LEAN=1");
 
 // Shared-memory index with one pad word per 32: thread t's 16 consecutive keys (t * 16 + i) fall
 // in 32 different banks across a warp instead of 2.
@@ -56,13 +117,13 @@ struct PaddedView {
 };
 
 // Serially merge `count` <= kItems outputs starting at A[i], B[j] (ties to A) into registers.
-template <class K, bool kPairs>
+template <class K, bool kPairs, int ITEMS>
 __device__ __forceinline__ void serial_merge(const K* sk, const uint32_t* sv, int a_off, int na, int b_off, int nb,
-                                             int i, int j, int count, K (&keys)[kItems], uint32_t (&vals)[kItems]) {
+                                             int i, int j, int count, K (&keys)[ITEMS], uint32_t (&vals)[ITEMS]) {
     K ka = i < na ? sk[pad(a_off + i)] : K();
     K kb = j < nb ? sk[pad(b_off + j)] : K();
 #pragma unroll
-    for (int it = 0; it < kItems; ++it) {
+    for (int it = 0; it < ITEMS; ++it) {
         if (it < count) {
             const bool take_b = j < nb && (i >= na || sorting::key_less(kb, ka));
             if (take_b) {
@@ -81,7 +142,7 @@ __device__ __forceinline__ void serial_merge(const K* sk, const uint32_t* sv, in
 // ---- the stable tile sort ------------------------------------------------------------------
 
 template <int BLOCK, class K, bool kPairs>
-__global__ void __launch_bounds__(BLOCK)
+__global__ void SORT_BOUNDS(BLOCK)
 tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __restrict__ kout,
           uint32_t* __restrict__ vout, size_t n) {
     // the codes as the type atomicMax knows (uint64_t is unsigned long on Linux)
@@ -156,7 +217,17 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         const int diag = first - group;
         PaddedView<K> a{sk, group}, b{sk, group + run};
         const int i = int(sorting::cmp::merge_path(a, size_t(run), b, size_t(run), size_t(diag)));
-        serial_merge<K, kPairs>(sk, sv, group, run, group + run, run, i, diag - i, kItems, keys, vals);
+        if constexpr (kLean) {          // one load per output, values gathered afterwards
+            int pos[kItems];
+            sorting::cmp::serial_merge_select<kItems>(PaddedView<K>{sk, 0}, group + i, group + run,
+                                                      group + run + diag - i, group + 2 * run, keys, pos);
+            if constexpr (kPairs) {
+#pragma unroll
+                for (int it = 0; it < kItems; ++it) vals[it] = sv[pad(pos[it])];
+            }
+        } else {
+            serial_merge<K, kPairs>(sk, sv, group, run, group + run, run, i, diag - i, kItems, keys, vals);
+        }
     }
     __syncthreads();
 #pragma unroll
@@ -210,10 +281,10 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
         // Two coalesced streams (A piece, then B piece). All 16 loads of a thread are issued before
         // the first store to shared memory: 16 requests in flight per thread, not 1, which is
         // what it takes to keep HBM busy.
-        K lk[kItems];
-        uint32_t lv[kItems];
+        K lk[kMergeItems];
+        uint32_t lv[kMergeItems];
 #pragma unroll
-        for (int it = 0; it < kItems; ++it) {
+        for (int it = 0; it < kMergeItems; ++it) {
             const int x = tid + it * kBlock;
             if (x < total) {
                 lk[it] = x < na ? a_src[x] : b_src[x - na];
@@ -221,7 +292,7 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
             }
         }
 #pragma unroll
-        for (int it = 0; it < kItems; ++it) {
+        for (int it = 0; it < kMergeItems; ++it) {
             const int x = tid + it * kBlock;
             if (x < total) {
                 sk[pad(x)] = lk[it];
@@ -231,18 +302,18 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
     }
     __syncthreads();
 
-    K keys[kItems];
-    uint32_t vals[kItems];
-    const int first = tid * kItems;
-    const int count = first < total ? min(kItems, total - first) : 0;
+    K keys[kMergeItems];
+    uint32_t vals[kMergeItems];
+    const int first = tid * kMergeItems;
+    const int count = first < total ? min(kMergeItems, total - first) : 0;
     if (count > 0) {
         PaddedView<K> a{sk, 0}, b{sk, na};
         const int i = int(sorting::cmp::merge_path(a, size_t(na), b, size_t(nb), size_t(first)));
-        serial_merge<K, kPairs>(sk, sv, 0, na, na, nb, i, first - i, count, keys, vals);
+        serial_merge<K, kPairs, kMergeItems>(sk, sv, 0, na, na, nb, i, first - i, count, keys, vals);
     }
     __syncthreads();                                          // all reads of the inputs are done
 #pragma unroll
-    for (int it = 0; it < kItems; ++it) {
+    for (int it = 0; it < kMergeItems; ++it) {
         if (it < count) {
             sk[pad(first + it)] = keys[it];
             if constexpr (kPairs) sv[pad(first + it)] = vals[it];
@@ -253,6 +324,123 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
         kdst[start + x] = sk[pad(x)];
         if constexpr (kPairs) vdst[start + x] = sv[pad(x)];
     }
+}
+
+// ---- the lean merge kernel (MERGE_LEAN=1, the default) ------------------------------------------
+//
+// The same tile and the same partition as merge_tiles, with fewer instructions per key and one
+// block-wide barrier fewer per tile:
+//   * full tiles (every tile but the array's last) take a path without per-element bounds checks;
+//   * the serial merge is serial_merge_select (comparison.cuh): one shared load per output instead
+//     of two branches with a load each; for pairs the values are gathered by position after the
+//     merge, independent loads that are all in flight together;
+//   * the outputs are staged per WARP: a warp's 32 x ITEMS outputs are contiguous in the tile, so
+//     it writes them to its own part of shared memory and reads them back striped (coalesced
+//     global stores) after __syncwarp(), without waiting for the other warps;
+//   * shared memory is dynamic, so larger tiles (32 outputs per thread: 67 KB for pairs) fit.
+template <class K, bool kPairs> __host__ __device__ constexpr size_t merge_smem() {
+    return kPadded * sizeof(K) + (kPairs ? kPadded * sizeof(uint32_t) : 0);
+}
+
+// The part of a lean tile after its A and B pieces are in shared memory (and a barrier): each
+// thread's search and serial merge, a barrier, the per-warp staging and the coalesced stores.
+template <bool kFull, class K, bool kPairs>
+__device__ __forceinline__ void merge_and_store(K* sk, uint32_t* sv, K* kdst, uint32_t* vdst, int na, int nb) {
+    const int tid = threadIdx.x;
+    const int total = kFull ? kTile : na + nb;
+    K keys[kMergeItems];
+    uint32_t vals[kMergeItems];
+    const int first = tid * kMergeItems;
+    const int count = kFull ? kMergeItems : (first < total ? min(kMergeItems, total - first) : 0);
+    if (count > 0) {
+        PaddedView<K> a{sk, 0}, b{sk, na};
+        const int i = int(sorting::cmp::merge_path(a, size_t(na), b, size_t(nb), size_t(first)));
+        int pos[kMergeItems];
+        sorting::cmp::serial_merge_select<kMergeItems>(a, i, na, na + first - i, total, keys, pos);
+        if constexpr (kPairs) {
+#pragma unroll
+            for (int it = 0; it < kMergeItems; ++it)
+                if (kFull || it < count) vals[it] = sv[pad(pos[it])];
+        }
+    }
+    __syncthreads();                             // every warp has read its inputs
+    // A warp's outputs are [warp_first, warp_first + 32 x ITEMS) of the tile: staged and read back
+    // by that warp only.
+#pragma unroll
+    for (int it = 0; it < kMergeItems; ++it) {
+        if (kFull || it < count) {
+            sk[pad(first + it)] = keys[it];
+            if constexpr (kPairs) sv[pad(first + it)] = vals[it];
+        }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < kMergeItems; ++k) {
+        const int x = sorting::cmp::warp_stripe(tid, k, kMergeItems);
+        if (kFull || x < total) {
+            kdst[x] = sk[pad(x)];
+            if constexpr (kPairs) vdst[x] = sv[pad(x)];
+        }
+    }
+}
+
+template <bool kFull, class K, bool kPairs>
+__device__ __forceinline__ void merge_tile_lean(K* sk, uint32_t* sv, const K* a_src, const K* b_src,
+                                                const uint32_t* va_src, const uint32_t* vb_src, K* kdst,
+                                                uint32_t* vdst, int na, int nb) {
+    const int tid = threadIdx.x;
+    const int total = kFull ? kTile : na + nb;
+    {
+        K lk[kMergeItems];                       // all loads in flight before the first store
+        uint32_t lv[kMergeItems];
+#pragma unroll
+        for (int it = 0; it < kMergeItems; ++it) {
+            const int x = tid + it * kBlock;
+            if (kFull || x < total) {
+                const bool in_a = x < na;
+                lk[it] = in_a ? a_src[x] : b_src[x - na];
+                if constexpr (kPairs) lv[it] = in_a ? va_src[x] : vb_src[x - na];
+            }
+        }
+#pragma unroll
+        for (int it = 0; it < kMergeItems; ++it) {
+            const int x = tid + it * kBlock;
+            if (kFull || x < total) {
+                sk[pad(x)] = lk[it];
+                if constexpr (kPairs) sv[pad(x)] = lv[it];
+            }
+        }
+    }
+    __syncthreads();
+    merge_and_store<kFull, K, kPairs>(sk, sv, kdst, vdst, na, nb);
+}
+
+// Where tile t's pieces are: sorting::cmp::tile_span (comparison.cuh, host-tested), the same
+// arithmetic as merge_tiles above.
+using sorting::cmp::TileSpan;
+
+template <class K, bool kPairs>
+__global__ void LEAN_BOUNDS(kBlock)
+merge_tiles_lean(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __restrict__ kdst,
+                 uint32_t* __restrict__ vdst, size_t n, size_t width, const unsigned long long* __restrict__ splits) {
+    extern __shared__ __align__(16) unsigned char dyn_smem[];
+    K* sk = reinterpret_cast<K*>(dyn_smem);
+    uint32_t* sv = reinterpret_cast<uint32_t*>(dyn_smem + kPadded * sizeof(K));
+    const size_t t = blockIdx.x, tiles = gridDim.x;
+    const TileSpan s = sorting::cmp::tile_span(t, kTile, n, width, splits[t], t + 1 < tiles ? splits[t + 1] : 0);
+    const uint32_t* va_src = kPairs ? vsrc + s.a_at : nullptr;
+    const uint32_t* vb_src = kPairs ? vsrc + s.b_at : nullptr;
+    uint32_t* vout = kPairs ? vdst + s.start : nullptr;
+    if (s.na + s.nb == kTile)                                 // the same branch for the whole block
+        merge_tile_lean<true, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout, s.na, s.nb);
+    else
+        merge_tile_lean<false, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout, s.na, s.nb);
+}
+
+// Kernels that take more than 48 KB of dynamic shared memory must say so once (per program).
+template <class Kernel>
+void allow_dynamic_smem(Kernel kernel, size_t bytes) {
+    if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
 // ---- the launcher ----------------------------------------------------------------------------
@@ -272,12 +460,22 @@ void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout,
     K* kb = passes % 2 ? kout : ktmp;
     uint32_t* va = passes % 2 ? vtmp : vout;
     uint32_t* vb = passes % 2 ? vout : vtmp;
+    // The lean kernel's shared memory is dynamic (0 bytes for the plain kernel's static arrays).
+    constexpr size_t kMergeSmem = kLean ? merge_smem<K, kPairs>() : 0;
+    static const bool opted_in = [] {           // once per key type
+        if constexpr (kLean) allow_dynamic_smem(merge_tiles_lean<K, kPairs>, kMergeSmem);
+        return true;
+    }();
+    (void)opted_in;
     tile_sort<kSortBlock, K, kPairs><<<course::blocks_for(n, kSortTile), kSortBlock>>>(kin, vin, ka, va, n);
     CUDA_CHECK_LAST();
     for (size_t w = kSortTile; w < n; w *= 2) {
         partition_tiles<K><<<course::blocks_for(tiles, 256), 256>>>(ka, n, w, tiles, splits);
         CUDA_CHECK_LAST();
-        merge_tiles<K, kPairs><<<course::blocks_for(n, kTile), kBlock>>>(ka, va, kb, vb, n, w, splits);
+        if constexpr (kLean)
+            merge_tiles_lean<K, kPairs><<<course::blocks_for(n, kTile), kBlock, kMergeSmem>>>(ka, va, kb, vb, n, w, splits);
+        else
+            merge_tiles<K, kPairs><<<course::blocks_for(n, kTile), kBlock>>>(ka, va, kb, vb, n, w, splits);
         CUDA_CHECK_LAST();
         std::swap(ka, kb);
         std::swap(va, vb);

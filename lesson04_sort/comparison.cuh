@@ -6,6 +6,9 @@
 //   count_less / count_less_equal
 //                               the binary-search ranks of the simple merge (04)
 //   merge_path                  the diagonal split of a merge (05)
+//   serial_merge_select         one thread's outputs of a merge, one load per output (05, knob)
+//   warp_stripe                 05's warp-local staging of merge outputs (knob)
+//   tile_span                   05's tiling of a merge pass, as the lean / async kernels use it
 //
 // Everything compares keys through sorting::key_less (lesson.cuh), i.e. through the ordered codes:
 // int32 by two's complement, float32 with -0.0 < +0.0 and NaNs after +inf. Sorting K directly and
@@ -175,6 +178,67 @@ __host__ __device__ inline size_t merge_path(const SeqA& a, size_t na, const Seq
         if (key_less(b[diag - 1 - mid], a[mid])) hi = mid; else lo = mid + 1;
     }
     return lo;
+}
+
+// ---- the one-load serial merge (05_merge_path's lean kernel and tile sort) -------------------
+//
+// One thread's share of a merge: ITEMS outputs from the two sorted lists s[a_pos, a_end) and
+// s[b_pos, b_end) of ONE indexable sequence s (in 05, the tile's A piece followed by its B piece in
+// shared memory), ties to a. For every output it also returns `pos`, where that key sits in s, so
+// that a value (pairs) can be gathered afterwards with independent loads.
+// Why this form: each step chooses the side with a compare and a select, then issues ONE load, of
+// the next key of the side it just consumed (a load predicated off at the list's end), instead of
+// two branches that each carry their own load. The loop is bounded by the list ends, not by an
+// output count: once both lists are exhausted the remaining outputs are junk and the caller does
+// not write them. No position outside [a_pos, a_end) and [b_pos, b_end) is ever read.
+template <int ITEMS, class Seq, class K>
+__host__ __device__ __forceinline__ void serial_merge_select(const Seq& s, int a_pos, int a_end, int b_pos, int b_end,
+                                                             K (&keys)[ITEMS], int (&pos)[ITEMS]) {
+    K ka = a_pos < a_end ? s[a_pos] : K();
+    K kb = b_pos < b_end ? s[b_pos] : K();
+#pragma unroll
+    for (int it = 0; it < ITEMS; ++it) {
+        const bool take_b = b_pos < b_end && (a_pos >= a_end || key_less(kb, ka));
+        keys[it] = take_b ? kb : ka;
+        const int p = take_b ? b_pos : a_pos;
+        pos[it] = p;
+        const int next = p + 1;
+        if (take_b) b_pos = next; else a_pos = next;
+        if (next < (take_b ? b_end : a_end)) {        // the one load of this step
+            const K k = s[next];
+            if (take_b) kb = k; else ka = k;
+        }
+    }
+}
+
+// 05's tiling of one merge pass (runs of `width` -> runs of 2 x width), for the lean and async
+// kernels: output tile t (`tile` outputs, a divisor of 2 x width) lies inside one run pair
+// A = [a0, a0 + width), B = [a0 + width, a0 + 2 x width) (clipped to n). Given its splits ac0 (A keys
+// before its first output, relative to a0) and ac1 (the same for the next tile; ignored when the
+// tile ends its run pair), the tile merges src[a_at, a_at + na) with src[b_at, b_at + nb) into
+// dst[start, start + na + nb).
+struct TileSpan {
+    size_t start, a_at, b_at;
+    int na, nb;
+};
+__host__ __device__ inline TileSpan tile_span(size_t t, size_t tile, size_t n, size_t width, size_t ac0, size_t ac1) {
+    const size_t start = t * tile;
+    const size_t a0 = start / (2 * width) * (2 * width);
+    const size_t b0 = a0 + width < n ? a0 + width : n;
+    const size_t e = a0 + 2 * width < n ? a0 + 2 * width : n;
+    const size_t end = start + tile < e ? start + tile : e;
+    const size_t d0 = start - a0, d1 = end - a0;       // the tile's diagonals in its pair's merge
+    if (end == e) ac1 = b0 - a0;                         // the pair's last tile takes the rest of A
+    return {start, a0 + ac0, b0 + (d0 - ac0), int(ac1 - ac0), int((d1 - ac1) - (d0 - ac0))};
+}
+
+// 05's lean merge stages each warp's outputs itself. Thread t of the block holds tile outputs
+// [t * items, t * items + items); a warp's 32 threads hold one contiguous range of 32 x items, which
+// the warp reads back striped for coalesced global stores: its lane reads, at step k < items,
+// tile position warp_stripe(tid, k, items). Every position is written and read by the same warp.
+__host__ __device__ __forceinline__ int warp_stripe(int tid, int k, int items) {
+    const int lane = tid & 31;
+    return (tid - lane) * items + lane + 32 * k;
 }
 
 }  // namespace cmp

@@ -3,7 +3,11 @@
 // the very code the kernels run is checked here against brute force:
 //   * merge_path (05's splitters) against a stable merge done by hand, every diagonal
 //   * count_less / count_less_equal and the rank merge of 04: a permutation, stable, sorted
-//   * 05's tiling of a merge pass: independent 4096-output tiles (here 8) reproduce the merge
+//   * 05's tiling of a merge pass: independent 4096-output tiles (here 8) reproduce the merge,
+//     also when a tile is a whole run pair (tile = 2 x width); cmp::tile_span names the same pieces
+//   * serial_merge_select (05's MERGE_LEAN knob): from every diagonal, ITEMS = 1..32 outputs equal
+//     the stable merge's, with positions that name the right key, and no read outside the lists
+//   * warp_stripe (the lean kernel's per-warp staging): each warp reads back exactly what it wrote
 //   * the always-ascending bitonic network with skipped out-of-range partners sorts EVERY n,
 //     also split the way 03 runs it (tile sort, global steps, in-tile tails), and the classic
 //     alternating network with the same skipping (wrong/bitonic_power_of_two.cu) does not
@@ -103,7 +107,9 @@ static void test_tiled_merge_pass() {
     std::string why;
     for (uint64_t seed = 0; seed < 200 && !bad; ++seed) {
         size_t n = 1 + rnd(seed, 3, 200);
-        size_t width = T << rnd(seed, 4, 3);                   // 8, 16 or 32: a multiple of the tile
+        // 4, 8, 16 or 32: the tile divides every run pair (2 x width), down to a tile that IS a
+        // whole run pair (05 with MERGE_ITEMS=32: 8192-output tiles over 4096-key sorted runs)
+        size_t width = (T / 2) << rnd(seed, 4, 4);
         std::vector<uint32_t> src(n);
         uint32_t range = 1 + rnd(seed, 5, seed % 2 ? 5 : 1000);
         for (size_t r = 0; r < n; r += width) {                 // sorted runs of `width`
@@ -125,6 +131,13 @@ static void test_tiled_merge_pass() {
             size_t d0 = start - a0, d1 = end - a0, ac0 = splits[t], ac1 = end == e ? b0 - a0 : splits[t + 1];
             std::vector<uint32_t> a(src.begin() + a0 + ac0, src.begin() + a0 + ac1);
             std::vector<uint32_t> b(src.begin() + b0 + (d0 - ac0), src.begin() + b0 + (d1 - ac1));
+            // the lean / async kernels' cmp::tile_span must name the same pieces
+            const size_t next = t + 1 < tiles ? splits[t + 1] : 0;
+            const cmp::TileSpan sp = cmp::tile_span(t, T, n, width, splits[t], next);
+            if (sp.start != start || sp.a_at != a0 + ac0 || sp.b_at != b0 + (d0 - ac0) || size_t(sp.na) != a.size() ||
+                size_t(sp.nb) != b.size()) {
+                bad++; why = "tile_span differs at tile " + std::to_string(t); break;
+            }
             auto m = brute_merge(a, b);
             if (m.size() != end - start) { bad++; why = "tile " + std::to_string(t) + " has the wrong size"; break; }
             for (size_t k = 0; k < m.size(); ++k) dst[start + k] = m[k].key;
@@ -137,7 +150,101 @@ static void test_tiled_merge_pass() {
                 if (dst[a0 + k] != m[k].key) { bad++; why = "n=" + std::to_string(n) + " width=" + std::to_string(width); break; }
         }
     }
-    expect(bad == 0, "05's tiled merge pass (splitters + independent tiles) equals the stable merge", why);
+    expect(bad == 0, "05's tiled merge pass (splitters + independent tiles, cmp::tile_span) equals the stable merge", why);
+}
+
+// A bounds-checked view of a|b for serial_merge_select: counts reads outside the thread's lists.
+// (__host__ __device__ only because serial_merge_select is; it runs on the host here.)
+struct CheckedSeq {
+    const uint32_t* s;
+    int a_lo, a_end, b_lo, b_end;
+    mutable int bad_reads = 0;
+    __host__ __device__ uint32_t operator[](int x) const {
+        if (!((x >= a_lo && x < a_end) || (x >= b_lo && x < b_end))) { ++bad_reads; return 0xDEADBEEFu; }
+        return s[x];
+    }
+};
+
+template <int ITEMS> static void check_select(uint64_t seeds, int& cases, int& bad, std::string& why) {
+    for (uint64_t seed = 0; seed < seeds; ++seed) {
+        size_t na = rnd(seed, 2000, 70), nb = rnd(seed, 2001, 70);
+        uint32_t range = 1 + rnd(seed, 2002, seed % 3 == 0 ? 3 : 1000);
+        auto a = sorted_random(na, seed * 3, range), b = sorted_random(nb, seed * 3 + 1, range);
+        std::vector<uint32_t> ab(a);
+        ab.insert(ab.end(), b.begin(), b.end());
+        auto m = brute_merge(a, b);
+        const int total = int(na + nb);
+        for (int d = 0; d < total; ++d) {
+            const int i = int(cmp::merge_path(a.data(), na, b.data(), nb, size_t(d)));
+            CheckedSeq seq{ab.data(), i, int(na), int(na) + d - i, total};
+            uint32_t keys[ITEMS];
+            int pos[ITEMS];
+            cmp::serial_merge_select<ITEMS>(seq, i, int(na), int(na) + d - i, total, keys, pos);
+            ++cases;
+            const int count = std::min(ITEMS, total - d);
+            bool ok = seq.bad_reads == 0;
+            for (int k = 0; k < count && ok; ++k) {
+                const Tagged& r = m[size_t(d + k)];
+                const int want = r.side == 0 ? int(r.idx) : int(na + r.idx);
+                ok = keys[k] == r.key && pos[k] == want;
+            }
+            if (!ok && !bad++)
+                why = "ITEMS=" + std::to_string(ITEMS) + " na=" + std::to_string(na) + " nb=" + std::to_string(nb) +
+                      " diag=" + std::to_string(d) + (seq.bad_reads ? " (read outside the lists)" : " (wrong output)");
+        }
+    }
+}
+
+static void test_serial_merge_select() {
+    int cases = 0, bad = 0;
+    std::string why;
+    check_select<1>(100, cases, bad, why);
+    check_select<3>(100, cases, bad, why);
+    check_select<16>(200, cases, bad, why);
+    check_select<32>(200, cases, bad, why);
+    expect(bad == 0, "serial_merge_select equals the stable merge from every diagonal, reads only its lists (" +
+                         std::to_string(cases) + " cases)", why);
+    // The test can fail: a merge whose ties go to b must be caught on duplicates.
+    std::vector<uint32_t> a = {1, 2, 2}, b = {2, 3};
+    auto m = brute_merge(a, b);
+    std::vector<uint32_t> ab = {1, 2, 2, 2, 3};
+    uint32_t keys[5];
+    int pos[5];
+    cmp::serial_merge_select<5>(ab.data(), 0, 3, 3, 5, keys, pos);
+    bool ties_to_a = pos[1] == 1 && pos[2] == 2 && pos[3] == 3 && m[3].side == 1;
+    expect(ties_to_a, "serial_merge_select takes equal keys from a first (stable), as the brute merge does");
+}
+
+static void test_warp_stripe() {
+    int bad = 0;
+    std::string why;
+    for (int items : {1, 4, 8, 16, 17, 32}) {
+        for (int threads : {32, 64, 128, 256, 512}) {
+            const int tile = threads * items;
+            for (int total : {tile, tile - 1, tile / 2 + 3, 33, 1}) {
+                if (total < 1 || total > tile) continue;
+                std::vector<int> writer(size_t(tile), -1), reader(size_t(tile), -1);
+                for (int t = 0; t < threads; ++t) {
+                    const int first = t * items, count = first < total ? std::min(items, total - first) : 0;
+                    for (int it = 0; it < count; ++it) writer[size_t(first + it)] = t / 32;
+                    for (int k = 0; k < items; ++k) {
+                        const int x = cmp::warp_stripe(t, k, items);
+                        if (x < 0 || x >= tile) { if (!bad++) why = "position out of the tile"; continue; }
+                        if (x < total) {
+                            if (reader[size_t(x)] != -1 && !bad++) why = "position read twice";
+                            reader[size_t(x)] = t / 32;
+                        }
+                    }
+                }
+                for (int x = 0; x < total; ++x)
+                    if ((reader[size_t(x)] != writer[size_t(x)] || writer[size_t(x)] < 0) && !bad++)
+                        why = "items=" + std::to_string(items) + " threads=" + std::to_string(threads) + " total=" +
+                              std::to_string(total) + ": position " + std::to_string(x) + " written by warp " +
+                              std::to_string(writer[size_t(x)]) + ", read by warp " + std::to_string(reader[size_t(x)]);
+            }
+        }
+    }
+    expect(bad == 0, "warp_stripe: every output is read back exactly once, by the warp that wrote it", why);
 }
 
 // The network exactly as block_bitonic_sort / 03 run it.
@@ -268,6 +375,8 @@ int main() {
     test_merge_path();
     test_ranks_and_rank_merge();
     test_tiled_merge_pass();
+    test_serial_merge_select();
+    test_warp_stripe();
     test_bitonic();
     test_key_order();
     test_checker_catches_unstable();
