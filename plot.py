@@ -69,15 +69,25 @@ def is_naive(version):
     return "01_" in version
 
 
-def idea_of(version, lesson):
-    """The one-line idea from the version's source header: '// NN_name — idea' (in the lesson's own folder)."""
+def idea_of(version, lesson, limit=160):
+    """The idea from the version's source header, '// NN_name — idea ...' (in the lesson's own
+    folder): its first sentence, which may run on over the next comment lines; cut at a word
+    boundary with '…' past `limit` characters."""
     for path in glob.glob(os.path.join(ROOT, f"lesson{lesson[:2]}_*", version + ".cu")):
         with open(path, errors="replace") as f:
-            first = f.readline().strip()
-        m = re.match(r"//\s*\S+\s*[—-]+\s*(.*)", first)
-        if m:
-            text = m.group(1).strip().rstrip(".")
-            return text[:90] + ("…" if len(text) > 90 else "")
+            lines = [f.readline().strip() for _ in range(6)]
+        m = re.match(r"//\s*\S+\s*[—-]+\s*(.*)", lines[0])
+        if not m:
+            continue
+        text = m.group(1).strip()
+        for line in lines[1:]:   # the sentence goes on until a full stop or a blank comment line
+            if re.search(r"\.(\s|$)", text) or not line.startswith("//") or not line[2:].strip():
+                break
+            text += " " + line[2:].strip()
+        text = re.split(r"\.(?:\s|$)", text, maxsplit=1)[0].strip()
+        if len(text) > limit:
+            text = text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        return text
     return ""
 
 
