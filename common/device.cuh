@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
@@ -126,6 +127,17 @@ inline void* scratch(int slot, size_t bytes) {
 }
 template <class T> T* scratch_as(int slot, size_t count) {
     return static_cast<T*>(scratch(slot, std::max<size_t>(count, 1) * sizeof(T)));
+}
+
+// Dynamic shared memory above 48 KB needs an explicit opt-in per kernel. Done once per kernel and
+// size (a host call inside the timed region would be counted as GPU idle time).
+template <class Kernel>
+void allow_dynamic_smem(Kernel kernel, size_t bytes) {
+    static std::map<const void*, size_t> done;
+    const void* key = reinterpret_cast<const void*>(kernel);
+    if (bytes <= 48 * 1024 || done[key] >= bytes) return;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    done[key] = bytes;
 }
 
 // Grid size for n items at `per_block` items per block, refusing grids the hardware cannot launch.

@@ -264,19 +264,15 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
     __shared__ K sk[kPadded];
     __shared__ uint32_t sv[kPairs ? kPadded : 1];
     const int tid = threadIdx.x;
-    const size_t t = blockIdx.x;
-    const size_t start = t * kTile;
-    const size_t a0 = start / (2 * width) * (2 * width);      // the run pair: A = [a0, b0), B = [b0, e)
-    const size_t b0 = min(a0 + width, n), e = min(a0 + 2 * width, n);
-    const size_t end = min(start + kTile, e);                 // a tile never straddles two run pairs
-    // This tile's outputs are diagonals [d0, d1) of the pair's merge; A keys [ac0, ac1) and
-    // B keys [d0 - ac0, d1 - ac1) (relative to a0 and b0).
-    const size_t d0 = start - a0, d1 = end - a0;
-    const size_t ac0 = splits[t];
-    const size_t ac1 = end == e ? b0 - a0 : splits[t + 1];
-    const int na = int(ac1 - ac0), nb = int((d1 - ac1) - (d0 - ac0)), total = na + nb;
-    const K* a_src = ksrc + a0 + ac0;
-    const K* b_src = ksrc + b0 + (d0 - ac0);
+    // Where this tile's A and B pieces are, from its split and the next tile's (comparison.cuh,
+    // host-tested): it merges ksrc[a_at, a_at + na) with ksrc[b_at, b_at + nb) into kdst[start, ...).
+    const size_t t = blockIdx.x, tiles = gridDim.x;
+    const sorting::cmp::TileSpan s =
+        sorting::cmp::tile_span(t, kTile, n, width, splits[t], t + 1 < tiles ? splits[t + 1] : 0);
+    const size_t start = s.start;
+    const int na = s.na, nb = s.nb, total = na + nb;
+    const K* a_src = ksrc + s.a_at;
+    const K* b_src = ksrc + s.b_at;
     {
         // Two coalesced streams (A piece, then B piece). All 16 loads of a thread are issued before
         // the first store to shared memory: 16 requests in flight per thread, not 1, which is
@@ -288,7 +284,7 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
             const int x = tid + it * kBlock;
             if (x < total) {
                 lk[it] = x < na ? a_src[x] : b_src[x - na];
-                if constexpr (kPairs) lv[it] = x < na ? vsrc[a0 + ac0 + x] : vsrc[b0 + (d0 - ac0) + (x - na)];
+                if constexpr (kPairs) lv[it] = x < na ? vsrc[s.a_at + x] : vsrc[s.b_at + (x - na)];
             }
         }
 #pragma unroll
@@ -415,9 +411,6 @@ __device__ __forceinline__ void merge_tile_lean(K* sk, uint32_t* sv, const K* a_
     merge_and_store<kFull, K, kPairs>(sk, sv, kdst, vdst, na, nb);
 }
 
-// Where tile t's pieces are: sorting::cmp::tile_span (comparison.cuh, host-tested), the same
-// arithmetic as merge_tiles above.
-using sorting::cmp::TileSpan;
 
 template <class K, bool kPairs>
 __global__ void LEAN_BOUNDS(kBlock)
@@ -427,7 +420,8 @@ merge_tiles_lean(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, 
     K* sk = reinterpret_cast<K*>(dyn_smem);
     uint32_t* sv = reinterpret_cast<uint32_t*>(dyn_smem + kPadded * sizeof(K));
     const size_t t = blockIdx.x, tiles = gridDim.x;
-    const TileSpan s = sorting::cmp::tile_span(t, kTile, n, width, splits[t], t + 1 < tiles ? splits[t + 1] : 0);
+    const sorting::cmp::TileSpan s =
+        sorting::cmp::tile_span(t, kTile, n, width, splits[t], t + 1 < tiles ? splits[t + 1] : 0);
     const uint32_t* va_src = kPairs ? vsrc + s.a_at : nullptr;
     const uint32_t* vb_src = kPairs ? vsrc + s.b_at : nullptr;
     uint32_t* vout = kPairs ? vdst + s.start : nullptr;
@@ -435,12 +429,6 @@ merge_tiles_lean(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, 
         merge_tile_lean<true, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout, s.na, s.nb);
     else
         merge_tile_lean<false, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout, s.na, s.nb);
-}
-
-// Kernels that take more than 48 KB of dynamic shared memory must say so once (per program).
-template <class Kernel>
-void allow_dynamic_smem(Kernel kernel, size_t bytes) {
-    if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
 }
 
 // ---- the launcher ----------------------------------------------------------------------------
@@ -462,11 +450,7 @@ void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout,
     uint32_t* vb = passes % 2 ? vout : vtmp;
     // The lean kernel's shared memory is dynamic (0 bytes for the plain kernel's static arrays).
     constexpr size_t kMergeSmem = kLean ? merge_smem<K, kPairs>() : 0;
-    static const bool opted_in = [] {           // once per key type
-        if constexpr (kLean) allow_dynamic_smem(merge_tiles_lean<K, kPairs>, kMergeSmem);
-        return true;
-    }();
-    (void)opted_in;
+    if constexpr (kLean) course::allow_dynamic_smem(merge_tiles_lean<K, kPairs>, kMergeSmem);
     tile_sort<kSortBlock, K, kPairs><<<course::blocks_for(n, kSortTile), kSortBlock>>>(kin, vin, ka, va, n);
     CUDA_CHECK_LAST();
     for (size_t w = kSortTile; w < n; w *= 2) {

@@ -6,9 +6,9 @@
 //   count_less / count_less_equal
 //                               the binary-search ranks of the simple merge (04)
 //   merge_path                  the diagonal split of a merge (05)
-//   serial_merge_select         one thread's outputs of a merge, one load per output (05, knob)
-//   warp_stripe                 05's warp-local staging of merge outputs (knob)
-//   tile_span                   05's tiling of a merge pass, as the lean / async kernels use it
+//   serial_merge_select         one thread's outputs of a merge, one load per output (05)
+//   warp_stripe                 05's warp-local staging of merge outputs
+//   tile_span                   05's tiling of a merge pass (where a tile's A and B pieces are)
 //
 // Everything compares keys through sorting::key_less (lesson.cuh), i.e. through the ordered codes:
 // int32 by two's complement, float32 with -0.0 < +0.0 and NaNs after +inf. Sorting K directly and
@@ -211,8 +211,7 @@ __host__ __device__ __forceinline__ void serial_merge_select(const Seq& s, int a
     }
 }
 
-// 05's tiling of one merge pass (runs of `width` -> runs of 2 x width), for the lean and async
-// kernels: output tile t (`tile` outputs, a divisor of 2 x width) lies inside one run pair
+// 05's tiling of one merge pass (runs of `width` -> runs of 2 x width): output tile t (`tile` outputs, a divisor of 2 x width) lies inside one run pair
 // A = [a0, a0 + width), B = [a0 + width, a0 + 2 x width) (clipped to n). Given its splits ac0 (A keys
 // before its first output, relative to a0) and ac1 (the same for the next tile; ignored when the
 // tile ends its run pair), the tile merges src[a_at, a_at + na) with src[b_at, b_at + nb) into

@@ -171,24 +171,6 @@ __device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int s
     for (int j = 0; j < kItems; ++j) atomicAdd(&counts[radix::digit_of(code[j], shift)], 1u);
 }
 
-template <class U, int kItems>
-__device__ __forceinline__ void rank_in_tile(const U (&code)[kItems], int shift, uint32_t (&rank)[kItems],
-                                             EarlyCounts& s) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    uint32_t* counts = s.warp_count[warp];
-    const uint32_t below = (1u << lane) - 1;
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const uint32_t dig = radix::digit_of(code[j], shift);
-        const uint32_t peers = scan::match_low_bits<radix::kDigitBits>(dig);
-        const int leader = 31 - __clz(peers);
-        uint32_t old = 0;
-        if (lane == leader) old = atomicAdd(&counts[dig], uint32_t(__popc(peers)));
-        old = __shfl_sync(0xffffffffu, old, leader);
-        rank[j] = old + __popc(peers & below);
-    }
-}
-
 // Bit counts that compile on the host too (the host test): the intrinsics on the device.
 __host__ __device__ __forceinline__ int clz32(uint32_t x) {
 #ifdef __CUDA_ARCH__
@@ -214,9 +196,35 @@ __host__ __device__ __forceinline__ uint32_t rank_in_group(uint32_t old, uint32_
     return old + popc32(peers & ((1u << lane) - 1u));
 }
 
+// The group's one counter update: its leader adds the group's size to the warp's counter of the
+// digit, and the old value reaches every lane of the group by a shuffle from the leader.
+__device__ __forceinline__ uint32_t bump_group_counter(uint32_t* counts, uint32_t dig, uint32_t peers, int lane,
+                                                       int leader) {
+    uint32_t old = 0;
+    if (lane == leader) old = atomicAdd(&counts[dig], uint32_t(popc32(peers)));
+    return __shfl_sync(scan::kFullMask, old, leader);
+}
+
+// Ballot ranking (ONESWEEP_OR_MATCH=0, and always for pairs and 64-bit keys): each key's group of
+// lanes with the same digit from 8 ballots (scan::match_low_bits), then one counter update a group.
+template <class U, int kItems>
+__device__ __forceinline__ void rank_in_tile(const U (&code)[kItems], int shift, uint32_t (&rank)[kItems],
+                                             EarlyCounts& s) {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    uint32_t* counts = s.warp_count[warp];
+    const uint32_t below = (1u << lane) - 1;   // rank_in_group's mask, formed once for all items
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        const uint32_t dig = radix::digit_of(code[j], shift);
+        const uint32_t peers = scan::match_low_bits<radix::kDigitBits>(dig);
+        const uint32_t old = bump_group_counter(counts, dig, peers, lane, group_leader(peers));
+        rank[j] = old + popc32(peers & below);
+    }
+}
+
 // OR-mask ranking (ONESWEEP_OR_MATCH=1, the default for 32-bit keys): same counters and result as
-// rank_in_tile, but the group of lanes holding a digit comes from shared memory, not 8 ballots. Per key: OR this lane's bit
-// into masks[digit]; __syncwarp (every lane's OR has landed); read the word back: the group. The
+// rank_in_tile, but the group of lanes holding a digit comes from shared memory, not 8 ballots.
+// Per key: OR this lane's bit into masks[digit]; __syncwarp (every lane's OR has landed); read the word back: the group. The
 // leader bumps the counter, the shuffle shares the old value, and the leader zeroes the word for
 // the next item. That zeroing is safe without another barrier: every lane's read of the word feeds
 // the shuffle's source lane (the leader), so it has completed before the lane reaches the shuffle,
@@ -235,9 +243,7 @@ __device__ __forceinline__ void rank_in_tile_or(const U (&code)[kItems], int shi
         __syncwarp();
         const uint32_t peers = masks[dig];
         const int leader = group_leader(peers);
-        uint32_t old = 0;
-        if (lane == leader) old = atomicAdd(&counts[dig], uint32_t(__popc(peers)));
-        old = __shfl_sync(0xffffffffu, old, leader);
+        const uint32_t old = bump_group_counter(counts, dig, peers, lane, leader);
         if (lane == leader) masks[dig] = 0;
         __syncwarp();
         rank[j] = rank_in_group(old, peers, lane);

@@ -106,7 +106,7 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
     if (n == 0) return;
     auto kernel = count16_kernel<hist::EvenBins>;
     const size_t smem = sizeof(uint32_t) * ((size_t(b.bins) + 1) / 2);
-    hist::allow_smem(kernel, smem);
+    course::allow_dynamic_smem(kernel, smem);
     const unsigned grid = hist::grid_for_gpu(kernel, kBlock16, smem, n, size_t(kBlock16) * kVecs16 * 4);
     kernel<<<grid, kBlock16, smem>>>(d_in, n, b, d_hist);
     CUDA_CHECK_LAST();

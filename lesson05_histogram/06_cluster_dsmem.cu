@@ -119,7 +119,7 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
     const uint32_t slice = (b.bins + cluster - 1) / cluster;
     auto kernel = cluster_kernel<hist::EvenBins>;
     const size_t smem = sizeof(uint32_t) * slice;
-    hist::allow_smem(kernel, smem);
+    course::allow_dynamic_smem(kernel, smem);
     unsigned grid = hist::grid_for_gpu(kernel, kBlockC, smem, n, size_t(kBlockC) * kVecsC * 4);
     grid = std::max(cluster, grid / cluster * cluster);  // whole clusters
     cudaLaunchConfig_t cfg = {};

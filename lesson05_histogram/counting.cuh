@@ -86,7 +86,7 @@ void launch_count(const T* d_in, size_t n, Binner binner, uint32_t log_r, uint32
     if (n == 0) return;
     auto kernel = count_kernel<T, Binner, kAggregate>;
     const size_t smem = sizeof(uint32_t) * (size_t(binner.count()) << log_r);
-    allow_smem(kernel, smem);
+    course::allow_dynamic_smem(kernel, smem);
     const unsigned grid = grid_for_gpu(kernel, kCountBlock, smem, n, size_t(kCountBlock) * kCountVecs * (16 / sizeof(T)));
     kernel<<<grid, kCountBlock, smem>>>(d_in, n, binner, log_r, d_hist);
     CUDA_CHECK_LAST();

@@ -67,18 +67,7 @@ __device__ __forceinline__ void for_each_in_vector(const uint4& v, F&& f) {
     }
 }
 
-// ---- host side: shared memory opt-in and a grid sized to the GPU ---------------------------------
-
-// Dynamic shared memory above 48 KB needs an explicit opt-in per kernel. Done once per kernel and
-// size (a host call inside the timed region would be counted as GPU idle time).
-template <class Kernel>
-void allow_smem(Kernel kernel, size_t bytes) {
-    static std::map<const void*, size_t> done;
-    const void* key = reinterpret_cast<const void*>(kernel);
-    if (bytes <= 48 * 1024 || done[key] >= bytes) return;
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    done[key] = bytes;
-}
+// ---- host side: a grid sized to the GPU (the shared-memory opt-in is course::allow_dynamic_smem) ---
 
 // As many blocks as fit on the GPU at once (occupancy x SMs), but no more than there is work for:
 // every block then loops over its share, and the per-block setup (zeroing, merging) is paid once

@@ -54,7 +54,7 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
     if (n == 0) return;
     const size_t smem = sizeof(uint32_t) * ((size_t(b.bins) + 1) / 2);
-    hist::allow_smem(count16, smem);
+    course::allow_dynamic_smem(count16, smem);
     const unsigned grid = hist::grid_for_gpu(count16, kBlock, smem, n, size_t(kBlock) * kVecs * 4);
     count16<<<grid, kBlock, smem>>>(d_in, n, b, d_hist);
     CUDA_CHECK_LAST();
