@@ -58,6 +58,95 @@ __device__ __forceinline__ T group_sum(T v) {
 template <class T>
 __device__ __forceinline__ T ldg(const T* p) { return __ldg(p); }
 
+// ---- merge-path pieces of spmv_05 (its tile walk and its partition search) ---------------------
+// Host and device, so that tests/lesson03_spmv_host.cu runs them over whole matrices. Templates
+// and inline functions only: a version that does not call them gets no code from them.
+namespace merge {
+
+// Tile-local merge-path search in 32 bits: how many of the tile's `rows` row ends come before its
+// merge item `diag`, where row_end[i] is row i's end counted in the tile's own nonzeros (0..nnz).
+// Row end i comes before nonzero k exactly when row_end[i] <= k. The answer lies in [lo, hi].
+// (A template so that only the programs calling it compile it.)
+template <class Index>
+__host__ __device__ __forceinline__ Index search_local(Index diag, Index rows, Index nnz, const Index* row_end) {
+    Index lo = diag > nnz ? diag - nnz : 0, hi = diag < rows ? diag : rows;
+    while (lo < hi) {
+        const Index mid = (lo + hi) >> 1;   // mid < hi <= rows: row end mid exists
+        if (row_end[mid] <= diag - mid - 1) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+// One thread's walk over `count` merge items (kFull: count == kItems, no per-item test), from
+// row i and tile-local nonzero j, on a staged tile: row_end[0..rows) are the row ends in tile
+// nonzeros and row_end[rows] a sentinel above every nonzero index; prod[j] is nonzero j's product
+// and prod[nnz] one readable slot past the last. A row end (row_end[i] <= j) stores the running sum
+// to y[i] and restarts it; a nonzero adds prod[j]. The next row end and the next product ride in
+// registers (re, p), so an item costs one shared load, not two. No bounds tests are needed: the
+// sentinel never counts as a row end (i stops at rows), and while rows remain a nonzero is taken
+// only when j < its row's end <= nnz; once i == rows, the path has exactly nnz - j items left.
+template <int kItems, bool kFull, class T>
+__host__ __device__ __forceinline__ void walk(const int* row_end, const T* prod, T* y, int& i, int& j, int count,
+                                              T& sum) {
+    int re = row_end[i];
+    T p = prod[j];
+#pragma unroll
+    for (int u = 0; u < kItems; ++u) {
+        if (kFull || u < count) {
+            if (re <= j) {   // row i ends before nonzero j
+                y[i] = sum;
+                sum = T(0);
+                ++i;
+                re = row_end[i];
+            } else {
+                sum += p;
+                ++j;
+                p = prod[j];
+            }
+        }
+    }
+}
+
+// Partition search with a guess (spmv_05's partition_tiles). On a matrix of near-equal rows the
+// merge path is nearly a straight line: diagonal d crosses it at about d * rows / (rows + nnz) row ends.
+// In floating point: d * rows overflows 64 bits near the 32-bit index limits; a guess need not be exact.
+__host__ __device__ __forceinline__ int64_t linear_guess(int64_t d, int64_t rows, int64_t nnz) {
+    return int64_t(double(d) * double(rows) / double(rows + nnz));
+}
+
+// The row end probed by lane `gl` of a group of G, in [lo, hi) (the caller has lo < hi). First
+// step: lanes 0 .. G/2 - 1 probe around the guess at offsets -1, 0, -G, G - 1, -G^2, G^2 - 1, ...
+// (a matrix of equal rows is done in this one step, one whose crossing is within about G rows of
+// the guess in two), lanes G/2 .. G - 1 split [lo, hi) into G/2 equal parts from lo (a matrix far
+// from the line still shrinks its interval G/2-fold). Later steps: G evenly spaced points from lo,
+// G-fold per step. Probes need not be sorted or distinct: the group keeps the largest
+// passing probe and the smallest failing one (narrow_proposal).
+template <int G>
+__host__ __device__ __forceinline__ int64_t probe(int64_t lo, int64_t hi, int64_t guess, int gl, bool first) {
+    int64_t m;
+    if (!first) {
+        m = lo + (hi - lo) * gl / G;
+    } else if (gl < G / 2) {
+        int64_t step = 1;   // G^(gl / 2)
+        for (int e = 0; e < gl / 2; ++e) step *= G;
+        m = gl % 2 ? guess + step - 1 : guess - step;
+    } else {
+        m = lo + (hi - lo) * (gl - G / 2) / (G / 2);
+    }
+    return m < lo ? lo : m >= hi ? hi - 1 : m;
+}
+
+// One lane's share of the narrowing: a probe m that passed (row end m comes before nonzero d-m-1:
+// the answer is above m) proposes lo = m + 1, one that failed proposes hi = m. The group takes the
+// largest lo and the smallest hi proposed (the test is monotone in m: they never cross).
+__host__ __device__ __forceinline__ void narrow_proposal(bool passed, int64_t m, int64_t& lo, int64_t& hi) {
+    if (passed) lo = m + 1;
+    else hi = m;
+}
+
+}  // namespace merge
+
 // ---- the matrix families ----------------------------------------------------------------------
 
 // The first is the default: power-law rows exercise every path (short, medium and long rows).

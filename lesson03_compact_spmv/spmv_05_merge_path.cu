@@ -13,12 +13,17 @@
 // (d = i + j): the largest i with A[i - 1] <= d - i.
 // Per block (tile = 256 threads x 11 items):
 //   1. a first small kernel searches every tile boundary's diagonal in row_ptr, 8 lanes per
-//      boundary probing 8 points at a time (8 dependent loads for 4M rows instead of 22), and
-//      zeroes y at each boundary row; the block reads its two boundaries
-//   2. the tile's row ends are copied to shared memory and its products val * x[col] computed
-//      into shared memory, both with coalesced, unrolled loads (all loads in flight per thread)
+//      boundary. Its first step probes around the straight-line guess d * rows / (rows + nnz),
+//      where the path crosses the diagonal when rows are near-equal (banded, random: found in 1-2
+//      dependent loads), while half the lanes split the interval; later steps probe 8 evenly
+//      spaced points (8 steps for 4M rows instead of a binary search's 22). It also zeroes y at
+//      each boundary row; the block reads its two boundaries
+//   2. the tile is staged in shared memory in two round trips: every column and value load and the
+//      row ends in one batch, then every x gather in one; products go to shared memory, row ends
+//      rebased to the tile's nonzeros (32 bits) with a sentinel after the last
 //   3. each thread searches its own diagonal in shared memory and walks its items: a nonzero
-//      adds to its running sum, a row end stores the sum to shared y and restarts it
+//      adds to its running sum, a row end stores the sum to shared y and restarts it; the next
+//      row end and product ride in registers (one shared load per item, no bounds tests)
 //   4. the sum a thread is holding when it runs out of items belongs to a row that ends later:
 //      the lanes of a warp holding the same row add theirs up (segmented shuffle reduction),
 //      then one shared atomic per row and warp, into that row's shared y or the tile's carry
@@ -33,17 +38,43 @@
 // whatever its item count: more items per thread (SPMV05_ITEMS_F32 / _F64, below) amortize
 // them, at the price of registers and shared memory (block x items x (4 + 2 sizeof(T)) bytes,
 // capped at 48 KB), hence fewer blocks per SM.
-// Measured on the H100 (single-case probes, 2026-11-23 ~11:00 UTC, 2^22 rows x 16, float32,
-// median of 15, cuSPARSE in the same run): banded 0.3229 ms (cuSPARSE 0.2456, spmv_04 0.2457),
-// power-law 0.6186 (cuSPARSE 0.5841: 0.94x, our fastest there; spmv_04 0.7298), random 0.6319
-// (cuSPARSE 0.5951, spmv_04 0.5829); float64 power-law 1.0122 (cuSPARSE 0.8543). Before this
-// session's changes (7 items, one-thread binary-search partition, a third fix-up kernel):
-// 0.3449 / 0.6335 / 0.6371 (09:55 UTC probe). The partition kernel: 10.7 us (8 lanes), 24.7 us (32 lanes).
-// Knobs: SPMV05_ITEMS_F32 (11), SPMV05_ITEMS_F64 (5), SPMV05_BLOCK (256), SPMV05_MIN_BLOCKS (1),
-// SPMV05_SEARCH_LANES (8), SPMV05_WARP_COMBINE (1).
+// Why the tile is staged this way: the main kernel is latency-bound, so what counts is round
+// trips per tile and blocks per SM. Loading kI row ends per thread next to the columns and values
+// took 64 registers (4 blocks per SM), and its SASS (sm_90) interleaved the loads with the shared
+// stores (~10 loads in flight before the first store waited) and sent the x gathers in two
+// batches. Row ends two per thread per round (a tile rarely has more than 512 rows) and the
+// gathers unpredicated in one batch give two round trips per tile (SASS: LDGx24, LDGx11) and 56
+// registers, 48 with __launch_bounds__(256, 5): 5 blocks per SM, no spill.
 //
 // Build alone:  nvcc -O3 -arch=native -o spmv05 spmv_05_merge_path.cu -lcusparse
 // Run:          ./spmv05 --gen giant_row --n 2^22      ./spmv05 --test
+//
+// Measured on the H100 (CUDA 13.0, probe of 2026-11-23 ~18:40 UTC, 2^22 rows x 16, ms, median of
+// repeats, mean of two rounds, cuSPARSE and spmv_04 in the same run):
+//                                          banded f32  random f32  power-law f32  power-law f64
+//   cuSPARSE (spmv_00)                       0.2464      0.5961      0.5851         0.8552
+//   spmv_04                                  0.2454      0.5827      0.7289         1.3065
+//   this version                             0.2231      0.6337      0.6278         1.0078
+//   before: kI row ends staged, 64-bit search, 64 regs, even partition
+//                                            0.3228      0.6321      0.6185         1.0120
+//   lean staging alone (56 regs)             0.2431      0.6305      0.6164         1.0021
+//   lean, MIN_BLOCKS=5 (48 regs)             0.2336      0.6386      0.6256         1.0018
+//   guess partition alone                    0.3179      0.6267      0.6215         1.0178
+// Banded takes 31% less time (now 1.10x cuSPARSE and spmv_04); random +0.3%, power-law +1.5%
+// (float32) and -0.4% (float64) against before: power-law 0.93x cuSPARSE, still our best there.
+// The sweep of this code (~19:00 UTC, results/): 0.2240 / 0.6331 / 0.6243 / 1.0135 ms, cuSPARSE
+// 0.2458 / 0.5962 / 0.5850 / 0.8587: banded 1.10x, power-law 0.94x.
+// Kernel split (ncu, float32): banded partition 11.1 -> 6.1 us, main kernel 353 -> 224 us;
+// power-law partition 11.5 -> 14.9 us (likely: its boundaries are far from the straight line, so
+// the first step shrinks the interval 4-fold instead of 8-fold, and every step shuffles 64-bit
+// bounds), main kernel 599 -> 602 us. Passed the full --test battery (87 cases) and memcheck /
+// racecheck (banded, power-law, empty_rows, giant_row) on the H100.
+// Tried and not kept (same probe): MIN_BLOCKS=6 (40 registers) 0.2348 / 0.9000 / 0.9313 / 1.0181
+// and MIN_BLOCKS=5 with 13 items per thread (48 registers) 0.2353 / 0.8909 / 0.9195 / 1.0014:
+// random and power-law ~0.90 ms; 128-thread tiles with MIN_BLOCKS=10 0.2297 / 0.6444 / 0.6304 /
+// 1.0267: against 256 threads at MIN_BLOCKS=5, faster on banded only.
+// Earlier steps (single-case probes, same day, the previous staging): 11 items instead of 7
+// (banded 0.3469 -> 0.3229 ms), warp-combined open sums (power-law 0.6335 -> 0.6241).
 #include "spmv.cuh"
 
 // Tuning knobs (defaults first; the lead measures variants with -D, see README.md, Part 3). The tile
@@ -56,7 +87,7 @@
 #define SPMV05_ITEMS_F32 11       // merge items per thread, float32 (odd: fewer bank conflicts)
 #endif
 #ifndef SPMV05_MIN_BLOCKS
-#define SPMV05_MIN_BLOCKS 1       // __launch_bounds__ minimum blocks per SM (caps the registers)
+#define SPMV05_MIN_BLOCKS 5       // __launch_bounds__ minimum blocks per SM: 48 registers, no spill (header)
 #endif
 #ifndef SPMV05_SEARCH_LANES
 #define SPMV05_SEARCH_LANES 8     // lanes searching one tile boundary together (2, 4, 8, 16)
@@ -75,28 +106,30 @@ static_assert(kBlock % 32 == 0 && kBlock >= 32 && kBlock <= 1024, "SPMV05_BLOCK:
 static_assert(SPMV05_ITEMS_F32 >= 1 && SPMV05_ITEMS_F64 >= 1, "SPMV05_ITEMS_*: >= 1");
 static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F32: over 48 KB of shared memory");
 static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F64: over 48 KB of shared memory");
-
-// Merge-path search: how many row ends (i) are among the first `diag` merge items. `row_end(i)`
-// is A[i]; nonzero j is B[j] = j. Invariant: the answer lies in [lo, hi].
-template <class RowEnd>
-__device__ __forceinline__ int64_t merge_search(int64_t diag, int64_t rows, int64_t nnz, RowEnd row_end) {
-    int64_t lo = diag > nnz ? diag - nnz : 0, hi = diag < rows ? diag : rows;
-    while (lo < hi) {
-        int64_t mid = (lo + hi) / 2;   // mid < hi <= rows: A[mid] exists
-        if (row_end(mid) <= diag - mid - 1) lo = mid + 1;   // row end mid comes before nonzero diag-mid-1
-        else hi = mid;
-    }
-    return lo;
-}
+// The blocks per SM asked of __launch_bounds__, within the SM's thread limit: 5 x 256 threads is
+// more than a Turing SM holds (1024), and ptxas would drop the bound there with a warning. Only
+// the device pass reads the bound, so the host pass's lack of __CUDA_ARCH__ does not matter.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kSmThreads = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
+constexpr int kSmThreads = 1536;
+#else
+constexpr int kSmThreads = 2048;
+#endif
+constexpr int kMinBlocks = SPMV05_MIN_BLOCKS * kBlock <= kSmThreads ? SPMV05_MIN_BLOCKS : kSmThreads / kBlock;
 
 // Row coordinate of every tile boundary: boundary t is diagonal min(t * tile, rows + nnz). A
-// GROUP of kSearchLanes lanes per boundary searches kSearchLanes ways at once: lane l tests the
-// l-th of kSearchLanes evenly spaced points of the interval still open, a ballot says how many
-// passed (the test is monotone), and the interval shrinks kSearchLanes-fold per step. Each step
-// is a DRAM round trip (row_ptr is not in L2 after a flush) and each probe a separate 32-byte
-// sector: 8 lanes take 8 steps and ~60 sectors per boundary for 4M rows, against 22 steps for a
-// binary search (one thread) and ~190 sectors for a whole warp (measured 24.7 us for the
-// partition with 32 lanes at 2^22 x 16, ~40k boundaries: the probes' sectors, not the latency).
+// GROUP of kSearchLanes (G) lanes per boundary probes G row ends at once; each step is a DRAM round
+// trip (row_ptr is not in L2 after a flush), so the steps are what the kernel waits on. First step:
+// half the lanes probe around the straight-line guess (spmv::merge::probe), where a matrix of
+// near-equal rows (banded, random) crosses the diagonal: most boundaries are found in this one
+// round trip; the other half split the interval, so a boundary far from the line still shrinks
+// it G/2-fold. Later steps: G evenly spaced points, G-fold per step (8 steps for 4M rows with
+// 8 lanes, against 22 for a binary search by one thread). The probes are not sorted, so the group
+// keeps the largest passing and smallest failing probe (shuffle max / min over its G lanes). Why
+// not a whole warp: each probe is a separate 32-byte sector; an earlier evenly spaced version of
+// this search took 24.7 us with 32 lanes against 10.7 with 8 (2^22 x 16, ~40k boundaries).
 // It also zeroes y[r] for each boundary row r: the tiles on both sides of a boundary add their
 // parts of row r into y[r] with atomics (see merge_path_spmv), and this kernel runs before them.
 constexpr int kSearchLanes = SPMV05_SEARCH_LANES;
@@ -106,26 +139,29 @@ template <class T>
 __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, const int* __restrict__ row_ptr,
                                 int* __restrict__ tile_row, T* __restrict__ y) {
     constexpr int G = kSearchLanes;
-    const int lane = threadIdx.x & 31, g = lane / G, gl = lane % G;
+    const int gl = (threadIdx.x & 31) % G;
     const int64_t t = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / G;   // this group's boundary
     const int64_t total = int64_t(rows) + nnz;
     const int64_t d = t * tile < total ? t * tile : total;
     int64_t lo = 0, hi = 0;   // the answer lies in [lo, hi]; an empty interval for groups past the end
     if (t < boundaries) { lo = d > nnz ? d - nnz : 0; hi = d < rows ? d : rows; }
-    // The whole warp loops while any of its groups is still searching (ballot and shuffles need
-    // every lane); a finished group just idles along.
-    while (__any_sync(0xFFFFFFFFu, lo < hi)) {
-        const bool searching = lo < hi;
-        const int64_t m = lo + (hi - lo) * gl / G;   // m < hi when searching: row end m exists
-        const bool before = searching && int64_t(row_ptr[m + 1]) <= d - m - 1;   // row end m before nonzero d-m-1
-        const unsigned pass = (__ballot_sync(0xFFFFFFFFu, before) >> (g * G)) & ((1u << G) - 1);
-        const int c = __popc(pass);   // lanes 0 .. c-1 of the group passed (monotone)
-        const int64_t last = __shfl_sync(0xFFFFFFFFu, m, g * G + (c > 0 ? c - 1 : 0));
-        const int64_t next = __shfl_sync(0xFFFFFFFFu, m, g * G + (c < G ? c : 0));
+    const int64_t guess = spmv::merge::linear_guess(d, rows, nnz);
+    for (bool first = true; __any_sync(0xFFFFFFFFu, lo < hi); first = false) {
+        const bool searching = lo < hi;   // the same for the G lanes of a group
+        int64_t new_lo = lo, new_hi = hi;
         if (searching) {
-            if (c == 0) hi = lo;   // row end lo is not before: the answer is lo
-            else { lo = last + 1; if (c < G) hi = next; }
+            const int64_t m = spmv::merge::probe<G>(lo, hi, guess, gl, first);   // lo <= m < hi
+            spmv::merge::narrow_proposal(int64_t(row_ptr[m + 1]) <= d - m - 1, m, new_lo, new_hi);
         }
+#pragma unroll
+        for (int off = G / 2; off > 0; off /= 2) {   // xor partners stay inside the aligned group
+            const int64_t o_lo = __shfl_xor_sync(0xFFFFFFFFu, new_lo, off);
+            const int64_t o_hi = __shfl_xor_sync(0xFFFFFFFFu, new_hi, off);
+            new_lo = o_lo > new_lo ? o_lo : new_lo;
+            new_hi = o_hi < new_hi ? o_hi : new_hi;
+        }
+        lo = new_lo;
+        hi = new_hi;
     }
     if (gl == 0 && t < boundaries) {
         tile_row[t] = int(lo);
@@ -134,13 +170,13 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
 }
 
 template <class T>
-__global__ void __launch_bounds__(kBlock, SPMV05_MIN_BLOCKS)
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
 merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
                 const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,
                 const int* __restrict__ tile_row) {
     constexpr int kI = kItems<T>, kT = kTile<T>;
-    __shared__ int s_row_end[kT];
-    __shared__ T s_prod[kT];
+    __shared__ int s_row_end[kT + 1];   // + the sentinel after the tile's last row end
+    __shared__ T s_prod[kT + 1];        // + one readable slot after the last product (the walk reads ahead)
     __shared__ T s_y[kT];
     __shared__ T s_carry;   // the tile's part of row r1, which ends in a later tile
 
@@ -151,27 +187,43 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     const int64_t k0 = d0 - r0, k1 = d1 - r1;
     const int n_rows = int(r1 - r0), n_nz = int(k1 - k0);   // both <= kT
 
-    // Stage the tile: row ends and products, coalesced. All row-end, column and value loads are
-    // issued before any is used (one memory round trip), then the x gathers (a second).
+    // Stage the tile: the column and value loads first (all in flight), then the row ends,
+    // rebased to tile-local nonzeros (A[r] - k0 lies in [0, n_nz]: 32 bits), two per thread per
+    // round: rows are about 1 item in 17 at 16 nonzeros per row, so one round covers a tile and
+    // two registers hold them instead of kI (kI row ends live next to the columns and values took
+    // 64 registers: header). Their loads overlap the column/value loads; then the x gathers (the
+    // second round trip) and the products.
     {
-        int c[kI], re[kI];
+        const int k0i = int(k0);
+        int c[kI];
         T v[kI];
 #pragma unroll
         for (int u = 0; u < kI; ++u) {
-            int j = u * kBlock + threadIdx.x;
-            re[u] = j < n_rows ? spmv::ldg(row_ptr + r0 + 1 + j) : 0;
+            const int j = u * kBlock + threadIdx.x;
             c[u] = j < n_nz ? spmv::ldg(col + k0 + j) : 0;
             v[u] = j < n_nz ? spmv::ldg(val + k0 + j) : T(0);
         }
-#pragma unroll
-        for (int u = 0; u < kI; ++u) {
-            int j = u * kBlock + threadIdx.x;
-            if (j < n_rows) s_row_end[j] = re[u];
+        for (int base = 0; base < n_rows; base += 2 * kBlock) {   // block-uniform trip count
+            const int ja = base + int(threadIdx.x), jb = ja + kBlock;
+            const int a = ja < n_rows ? spmv::ldg(row_ptr + r0 + 1 + ja) : 0;
+            const int b = jb < n_rows ? spmv::ldg(row_ptr + r0 + 1 + jb) : 0;
+            if (ja < n_rows) s_row_end[ja] = a - k0i;
+            if (jb < n_rows) s_row_end[jb] = b - k0i;
         }
+        if (threadIdx.x == 0) s_row_end[n_rows] = 0x7FFFFFFF;   // the sentinel: never <= a nonzero index
+        // Every gather issued before the first product is stored, and unpredicated: a lane past
+        // the tile's nonzeros reads x[0] (its c is 0; x has an entry since the tile has a nonzero).
+        // Predicated gathers interleaved with the stores compiled into two batches of 5-6
+        // gathers: two round trips instead of one (SASS, sm_90).
+        if (n_nz > 0) {   // block-uniform
+            T xv[kI];
 #pragma unroll
-        for (int u = 0; u < kI; ++u) {
-            int j = u * kBlock + threadIdx.x;
-            if (j < n_nz) s_prod[j] = v[u] * spmv::ldg(x + c[u]);
+            for (int u = 0; u < kI; ++u) xv[u] = spmv::ldg(x + c[u]);
+#pragma unroll
+            for (int u = 0; u < kI; ++u) {
+                const int j = u * kBlock + threadIdx.x;
+                if (j < n_nz) s_prod[j] = v[u] * xv[u];
+            }
         }
     }
     if (threadIdx.x == 0) s_carry = T(0);
@@ -180,23 +232,13 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     // This thread's items: diagonals [dt, dt_end) of the tile's n_rows + n_nz.
     const int tile_items = n_rows + n_nz;
     const int dt = min(int(threadIdx.x) * kI, tile_items), dt_end = min(dt + kI, tile_items);
-    auto local_end = [&](int64_t i) { return int64_t(s_row_end[i]) - k0; };   // in tile-local nonzeros
-    int i = int(merge_search(dt, n_rows, n_nz, local_end));
+    // 32-bit search on the rebased row ends, then the walk: one shared load per item, and no
+    // per-item test at all on a thread with kI items (every thread but those at the matrix's end).
+    int i = spmv::merge::search_local(dt, n_rows, n_nz, s_row_end);
     int j = dt - i;
     T sum = T(0);
-#pragma unroll
-    for (int u = 0; u < kI; ++u) {
-        if (dt + u < dt_end) {
-            if (i < n_rows && s_row_end[i] - k0 <= j) {   // row i ends here
-                s_y[i] = sum;
-                sum = T(0);
-                ++i;
-            } else if (j < n_nz) {                          // always true for a right split
-                sum += s_prod[j];
-                ++j;
-            }
-        }
-    }
+    if (dt_end - dt == kI) spmv::merge::walk<kI, true>(s_row_end, s_prod, s_y, i, j, kI, sum);
+    else spmv::merge::walk<kI, false>(s_row_end, s_prod, s_y, i, j, dt_end - dt, sum);
     __syncthreads();   // every finished row's partial is stored before the carries are added
 #if SPMV05_WARP_COMBINE
     // The open sums of a warp's lanes first combine per row inside the warp: row i never

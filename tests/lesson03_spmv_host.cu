@@ -1,7 +1,9 @@
 // tests/lesson03_spmv_host.cu — host tests of the SpMV lesson (no GPU needed; no CUDA call is made).
 // The Matrix Market reader on good and malformed files (written to /tmp here), the matrix
 // generators' shapes, the CPU reference against a dense brute force, and the checker shown to
-// fail on planted wrong answers. Prints one line per test and 'N passed, N failed'.
+// fail on planted wrong answers; spmv_05's tile walk and partition search (spmv::merge) over whole
+// matrices. Prints one line per test and 'N passed, N failed'.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -290,6 +292,163 @@ static void test_args() {
     expect(r.size() == 5 && r[3] == "--dist" && r[4] == "file", "--matrix selects dist 'file'");
 }
 
+// spmv_05's tile on the host: the same tiles, staging layout (row ends rebased to the tile's
+// nonzeros, the sentinel, one spare product slot), search_local and walk as the kernel, and the
+// open sums added to their row (or carried to the next tile) as the kernel's atomics do. y must
+// equal the reference for every family, tile shape and thread count.
+template <int kItems>
+static std::string tile_problem(const spmv::HostCsr& A, int block) {
+    const int64_t rows = A.rows, nnz = int64_t(A.nnz()), total = rows + nnz, tile = int64_t(block) * kItems;
+    // Row end i sits at merge position i + row_ptr[i + 1] (after its row's nonzeros and the earlier
+    // row ends): the row ends among the first d items are those at positions < d. The positions
+    // come from one linear merge (the definition), then a lookup answers any diagonal.
+    std::vector<int64_t> pos;
+    for (int64_t i = 0, k = 0; i < rows;) {
+        if (A.row_ptr[size_t(i) + 1] <= k) { pos.push_back(i + k); ++i; } else ++k;
+    }
+    auto brute = [&](int64_t d) { return int64_t(std::lower_bound(pos.begin(), pos.end(), d) - pos.begin()); };
+    std::vector<double> x(size_t(A.cols)), y(size_t(rows), 0.0);
+    for (int64_t c = 0; c < A.cols; ++c) x[size_t(c)] = double(c % 7) - 3.0;
+    for (int64_t d0 = 0; d0 < total; d0 += tile) {
+        const int64_t d1 = std::min(d0 + tile, total), r0 = brute(d0), r1 = brute(d1), k0 = d0 - r0, k1 = d1 - r1;
+        const int n_rows = int(r1 - r0), n_nz = int(k1 - k0);
+        std::vector<int> re(size_t(tile) + 1, -5);   // garbage where the kernel writes nothing
+        std::vector<double> prod(size_t(tile) + 1, 1e300), ys(size_t(tile), 1e300);
+        for (int r = 0; r < n_rows; ++r) re[size_t(r)] = A.row_ptr[size_t(r0 + 1 + r)] - int(k0);
+        re[size_t(n_rows)] = 0x7FFFFFFF;
+        for (int j = 0; j < n_nz; ++j) prod[size_t(j)] = A.val[size_t(k0 + j)] * x[size_t(A.col[size_t(k0 + j)])];
+        double carry = 0;
+        std::vector<std::pair<int, double>> open;   // (row, sum) left open by each thread
+        const int items = n_rows + n_nz;
+        for (int t = 0; t < block; ++t) {
+            const int dt = std::min(t * kItems, items), dt_end = std::min(dt + kItems, items);
+            int i = spmv::merge::search_local(dt, n_rows, n_nz, re.data());
+            int j = dt - i;
+            if (i != int(brute(d0 + dt) - r0)) return "search_local wrong at diagonal " + std::to_string(d0 + dt);
+            double sum = 0;
+            if (dt_end - dt == kItems) spmv::merge::walk<kItems, true>(re.data(), prod.data(), ys.data(), i, j, kItems, sum);
+            else spmv::merge::walk<kItems, false>(re.data(), prod.data(), ys.data(), i, j, dt_end - dt, sum);
+            if (i + j != dt_end) return "walk took " + std::to_string(i + j - dt) + " items, not " + std::to_string(dt_end - dt);
+            if (dt < dt_end) open.push_back({i, sum});
+        }
+        for (auto& o : open) (o.first < n_rows ? ys[size_t(o.first)] : carry) += o.second;
+        for (int r = 0; r < n_rows; ++r) y[size_t(r0 + r)] += ys[size_t(r)];   // row r0 may continue an earlier tile
+        if (r1 < rows) y[size_t(r1)] += carry;
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+        double ref = 0, scale = 0;
+        for (int64_t k = A.row_ptr[size_t(i)]; k < A.row_ptr[size_t(i) + 1]; ++k) {
+            ref += A.val[size_t(k)] * x[size_t(A.col[size_t(k)])];
+            scale += std::fabs(A.val[size_t(k)] * x[size_t(A.col[size_t(k)])]);
+        }
+        if (std::fabs(y[size_t(i)] - ref) > 1e-12 * (1 + scale)) return "row " + std::to_string(i) + " wrong";
+    }
+    return "";
+}
+
+static void test_merge_tile() {
+    auto first_problem = [] {   // the first failing case, or ""
+        for (const std::string& fam : spmv::families())
+            for (int64_t rows : {1, 2, 33, 1000, 4099})
+                for (int64_t per : {1, 16, 100}) {
+                    spmv::HostCsr A = spmv::generate_matrix(fam, rows, per, 3);
+                    std::string why = tile_problem<11>(A, 32);
+                    if (why.empty()) why = tile_problem<5>(A, 64);
+                    if (why.empty()) why = tile_problem<3>(A, 1);
+                    if (!why.empty()) return fam + " rows=" + std::to_string(rows) + " per_row=" + std::to_string(per) + ": " + why;
+                }
+        return std::string();
+    };
+    const std::string why = first_problem();
+    expect(why.empty(), "spmv_05 tiles (search_local, walk, open sums) = reference, every family", why);
+    // A 2-row matrix by hand: row 0 = {a}, row 1 empty, then row 2 = {b, c}; one tile of 6 items,
+    // threads of 4 items: thread 0 walks nonzero a, row end 0, row end 1, nonzero b (left open);
+    // thread 1 walks nonzero c and row end 2.
+    spmv::HostCsr H;
+    H.rows = 3; H.cols = 3; H.row_ptr = {0, 1, 1, 3}; H.col = {0, 1, 2}; H.val = {2, 3, 4};
+    std::vector<int> re = {1, 1, 3, 0x7FFFFFFF};
+    std::vector<double> prod = {2, 3, 4, 0}, ys(6, -1);
+    int i = spmv::merge::search_local(0, 3, 3, re.data()), j = 0;
+    double sum = 0;
+    spmv::merge::walk<4, true>(re.data(), prod.data(), ys.data(), i, j, 4, sum);
+    bool ok = i == 2 && j == 2 && sum == 3 && ys[0] == 2 && ys[1] == 0;
+    int i1 = spmv::merge::search_local(4, 3, 3, re.data()), j1 = 4 - i1;
+    double sum1 = 0;
+    spmv::merge::walk<4, false>(re.data(), prod.data(), ys.data(), i1, j1, 2, sum1);
+    ok &= i1 == 3 && j1 == 3 && sum1 == 0 && ys[2] == 4;
+    expect(ok && tile_problem<4>(H, 2).empty(), "spmv_05 walk by hand (an empty row, an open row)");
+}
+
+// spmv_05's partition on the host: a group of G lanes per boundary, each probing spmv::merge::probe's
+// point, the group keeping the largest lo and smallest hi that narrow_proposal gives, as
+// partition_tiles does with shuffles. Returns the steps taken, or -1 when the boundary found is
+// wrong. `guessed` false: every step evenly spaced (spmv_05's earlier partition, the yardstick for
+// the step counts below).
+template <int G>
+static int guess_search_steps(const spmv::HostCsr& A, int64_t d, int64_t want, bool guessed) {
+    const int64_t rows = A.rows, nnz = int64_t(A.nnz());
+    int64_t lo = d > nnz ? d - nnz : 0, hi = d < rows ? d : rows;
+    const int64_t guess = spmv::merge::linear_guess(d, rows, nnz);
+    int steps = 0;
+    for (bool first = guessed; lo < hi; first = false, ++steps) {
+        int64_t new_lo = lo, new_hi = hi;
+        for (int gl = 0; gl < G; ++gl) {
+            const int64_t m = spmv::merge::probe<G>(lo, hi, guess, gl, first);
+            if (m < lo || m >= hi) return -1;   // row end m must exist and lie in the interval
+            int64_t l = lo, h = hi;
+            spmv::merge::narrow_proposal(A.row_ptr[size_t(m) + 1] <= d - m - 1, m, l, h);
+            new_lo = std::max(new_lo, l);
+            new_hi = std::min(new_hi, h);
+        }
+        if (new_lo > new_hi || (new_lo == lo && new_hi == hi)) return -1;   // crossed, or no progress
+        lo = new_lo;
+        hi = new_hi;
+    }
+    return lo == want ? steps : -1;
+}
+
+static void test_partition_guess() {
+    std::string why;
+    // Steps: the slowest boundary sets the kernel's time (its warp loops until every group is
+    // done), so the guessed search must not take more steps than the even one on any matrix's
+    // slowest boundary (+1 allowed: its first step splits G/2-fold instead of G-fold), and on
+    // matrices of near-equal rows it must take 1 (random) or 2 (banded) steps.
+    int worst_equal = 0, worst_banded = 0, over_even = 0;
+    for (const std::string& fam : spmv::families()) {
+        for (int64_t rows : {1, 2, 33, 1000, 100003}) {
+            spmv::HostCsr A = spmv::generate_matrix(fam, rows, 16, 3);
+            const int64_t total = rows + int64_t(A.nnz());
+            std::vector<int64_t> pos;   // merge position of each row end (as in tile_problem)
+            for (int64_t i = 0, k = 0; i < rows;) {
+                if (A.row_ptr[size_t(i) + 1] <= k) { pos.push_back(i + k); ++i; } else ++k;
+            }
+            for (int64_t tile : {int64_t(11), int64_t(2816), int64_t(1280)}) {
+                int max_guessed = 0, max_even = 0;
+                for (int64_t d = 0;; d = std::min(d + tile, total)) {
+                    const int64_t want = int64_t(std::lower_bound(pos.begin(), pos.end(), d) - pos.begin());
+                    const int s8 = guess_search_steps<8>(A, d, want, true), s4 = guess_search_steps<4>(A, d, want, true);
+                    const int s2 = guess_search_steps<2>(A, d, want, true), e8 = guess_search_steps<8>(A, d, want, false);
+                    const int s16 = guess_search_steps<16>(A, d, want, true);
+                    if (s8 < 0 || s4 < 0 || s2 < 0 || s16 < 0 || e8 < 0) {
+                        if (why.empty()) why = fam + " rows=" + std::to_string(rows) + " diagonal " + std::to_string(d);
+                    } else {
+                        max_guessed = std::max(max_guessed, s8);
+                        max_even = std::max(max_even, e8);
+                    }
+                    if (d == total) break;
+                }
+                if (fam == "random") worst_equal = std::max(worst_equal, max_guessed);
+                if (fam == "banded") worst_banded = std::max(worst_banded, max_guessed);
+                over_even = std::max(over_even, max_guessed - max_even);
+            }
+        }
+    }
+    expect(why.empty(), "guessed partition search = merge positions (G = 16, 8, 4, 2; every family)", why);
+    expect(worst_equal <= 1 && worst_banded <= 2 && over_even <= 1,
+           "guessed partition: random in 1 step, banded in <= 2, slowest boundary <= even spacing's + 1 (random " +
+               std::to_string(worst_equal) + ", banded " + std::to_string(worst_banded) + ", over " + std::to_string(over_even) + ")");
+}
+
 int main() {
     test_mtx_good();
     test_mtx_bad();
@@ -297,6 +456,8 @@ int main() {
     test_reference();
     test_checker();
     test_args();
+    test_merge_tile();
+    test_partition_guess();
     std::printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }
