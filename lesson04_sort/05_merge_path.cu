@@ -1,16 +1,16 @@
 // 05_merge_path — merge sort with merge-path partitioning (splitters): every block merges exactly
-// 8192 output keys, whatever the run sizes, streaming them through shared memory. Keys and
+// 4096 output keys, whatever the run sizes, streaming them through shared memory. Keys and
 // (stable) pairs.
 //
 // What changed since 04:
-//   * one binary search per 8192 OUTPUT keys instead of one per key: a small partition kernel
-//     finds, for every tile of 8192 outputs, where its diagonal crosses the merge path (how many
+//   * one binary search per 4096 OUTPUT keys instead of one per key: a small partition kernel
+//     finds, for every tile of 4096 outputs, where its diagonal crosses the merge path (how many
 //     keys come from run A and how many from run B). Lecture 001's "a few huge merges" regime:
-//     the splitters cut even the last merge (two runs of n/2) into n/8192 equal pieces, so every
+//     the splitters cut even the last merge (two runs of n/2) into n/4096 equal pieces, so every
 //     SM has the same work on the last, largest passes.
 //   * each merge block loads its A piece and B piece with coalesced loads into shared memory, every
-//     thread finds its own 32-output diagonal there (a search in shared memory, 13 steps) and
-//     merges 32 keys serially into registers; the block then writes its 8192 outputs coalesced.
+//     thread finds its own 32-output diagonal there (a search in shared memory, 12 steps) and
+//     merges 32 keys serially into registers; the block then writes its 4096 outputs coalesced.
 //   * the tile sort is now STABLE: 16 keys per thread sorted in registers by odd-even
 //     transposition (swaps only strictly out-of-order neighbours), then 8-9 rounds of merge-path
 //     merges in shared memory (ties to the left run). With the stable global merges, the whole
@@ -20,7 +20,7 @@
 //            = 15 merge passes, each reading and writing every key once (pairs: every value too):
 //            16 x 2 x 1 GiB = 32 GiB for keys, 16 copies' worth. CUB's merge sort (256 x 17 =
 //            4352-key tiles) makes 16 merge passes, and 00_cub_merge copies the input first.
-//            The partition kernel reads 2 x 13..28 keys per 8192-key tile: < 0.1% extra.
+//            The partition kernel reads 2 x 12..28 keys per 4096-key tile: < 0.1% extra.
 //   launches: 2 per pass (partition, merge).
 //   compares: log2(n) per key, as any merge sort; none wasted on padding.
 // What limits it: the pass count (radix sort moves keys 4 times for 32-bit keys, merge sort
@@ -33,23 +33,32 @@
 //
 // The merge kernel, as measured (merge_tiles_lean; the plain merge_tiles above it is the same idea
 // with fewer tricks, -DMERGE_LEAN=0 builds it):
-//   * 32 outputs per thread (8192 per tile): half the diagonal searches per key of 16, and the
-//     searches were the largest share of the shared-memory loads;
+//   * 32 outputs per thread: half the diagonal searches per key of 16, and the searches were the
+//     largest share of the shared-memory loads; 128 threads per block, so a tile is 4096 outputs;
 //   * full tiles (every tile but the array's last) take a path without per-element bounds checks;
 //   * the serial merge loads one key from shared memory per output (cmp::serial_merge_select), not
 //     two branches with a load each; pairs gather their values by position afterwards;
 //   * outputs staged per warp: a warp's outputs are contiguous, so it writes them to shared memory
 //     and reads them back striped after __syncwarp(), without a third block-wide barrier.
 //   The tile sort's merge rounds use the same one-load serial merge.
-// Measured (H100, 2^28, 2026-11-23 ~16:40 UTC, median of 10, cub::DeviceMergeSort in the same run):
-//   uint32 keys: plain 16-output kernel 18.70 ms (0.83x CUB's 15.44), lean 17.01 (0.91x), lean with
-//   32 outputs per thread 15.99 (0.97x); pairs 28.76 -> 28.60 ms (1.09x CUB's 31.09).
-//   Tried, not kept: minimum blocks per SM through __launch_bounds__ (-DMERGE_MIN_BLOCKS=6
-//   -DSORT_MIN_BLOCKS=4) helped the 16-output lean kernel (16.29 ms, 0.95x) but made the 32-output
-//   one spill (16.52 ms; pairs 60.9 ms); persistent blocks prefetching the next tile with cp.async
-//   18.95 ms (0.82x); a tile sort twice as large (16384 keys, one merge pass fewer) 18.43 ms with the
-//   plain kernel (0.84x).
-// What still separates us from CUB on uint32 keys (3 %): not measured per kernel yet (ncu split).
+// Measured (H100, 2^28, median of 10, cub::DeviceMergeSort in the same run; ms):
+//   uint32 keys (2026-11-23 ~16:40 UTC): plain 16-output kernel 18.70 (0.83x CUB's 15.44), lean
+//   17.01 (0.91x), lean with 32 outputs per thread and 256 threads 15.99 (0.97x).
+//   Block shape of that kernel (~18:40 and ~18:50 UTC, two calls, each two rounds): 256 x 32 15.93-15.99
+//   (0.966x), 128 x 32 15.73-15.76 (0.980x, kept), 512 x 16 17.35-17.44 (0.885x). Pairs 28.5-28.6 ms
+//   whatever the shape (1.09x CUB's 31.09). Sweep (~19:00 UTC): 15.751 vs 15.449, 0.98x.
+//   Tried, not kept: minimum blocks per SM through __launch_bounds__ (MERGE_MIN_BLOCKS=6 helped the
+//   16-output kernel, 16.29 ms, but made the 32-output one spill: 16.52 ms, pairs 60.9 ms; =4 at
+//   256 x 32: 15.92-16.02 ms, pairs 34.5); 2 tile-sort blocks per SM (SORT_MIN_BLOCKS=2: no change);
+//   warp barriers instead of block barriers in the tile sort's first five merge rounds, whose run
+//   pairs lie inside one warp (16.03 ms at 256 x 32, 15.80 at 128 x 32: no gain); persistent blocks
+//   prefetching the next tile with cp.async 18.95 ms (0.82x); a tile sort twice as large (16384
+//   keys, one merge pass fewer) 18.43 ms with the plain kernel (0.84x).
+// Where the last 2 % goes (ncu, one 2^28 uint32 sort, 256 x 32 shape, kernel durations):
+//   ours 15.80 ms = tile sort 3.91 + 15 merges 11.41 (761 us each) + 15 partitions 0.48;
+//   CUB 14.58 ms = block sort 2.34 + 16 merges 11.36 (710 us each) + 16 partitions 0.88.
+//   The merges cost the same in all (one pass fewer, each 7 % slower); the tile sort is the gap:
+//   ours sorts 8192-key tiles in 9 merge rounds at 3.91 ms, CUB's 4352-key tiles in 8 at 2.34 ms.
 //
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o merge_path 05_merge_path.cu
 // Run:          ./merge_path --n 2^28     ./merge_path --type pairs --n 2^28     ./merge_path --test
@@ -60,7 +69,7 @@
 #define MERGE_LEAN 1        // 1: the lean merge kernel and the one-load serial merge; 0: the plain ones
 #endif
 #ifndef MERGE_THREADS
-#define MERGE_THREADS 256   // threads per merge block
+#define MERGE_THREADS 128   // threads per merge block
 #endif
 #ifndef MERGE_ITEMS
 #define MERGE_ITEMS 32      // outputs per thread in the global merge (above 16 needs MERGE_LEAN=1)
@@ -86,7 +95,7 @@
 constexpr int kItems = 16;                       // tile sort: keys per thread
 constexpr int kBlock = MERGE_THREADS;
 constexpr int kMergeItems = MERGE_ITEMS;
-constexpr int kTile = kBlock * kMergeItems;     // 8192 by default: merge outputs per block
+constexpr int kTile = kBlock * kMergeItems;     // 4096 by default: merge outputs per block
 constexpr int kPadded = kTile + kTile / 32;
 constexpr bool kLean = MERGE_LEAN != 0;
 // The tile sort uses as many threads as 48 KB of static shared memory allows: 512 threads (8192
