@@ -129,6 +129,22 @@ template <class T> T* scratch_as(int slot, size_t count) {
     return static_cast<T*>(scratch(slot, std::max<size_t>(count, 1) * sizeof(T)));
 }
 
+// The blocks per SM to ask of __launch_bounds__(threads, blocks), within the SM's thread limit of
+// the architecture being compiled: 6 x 256 threads fit on an H100 SM (2048) but not on a Turing
+// one (1024), where ptxas would drop the bound with a warning. Only the device pass reads the
+// bound, so the host pass (no __CUDA_ARCH__) may give any value.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kSmThreadLimit = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
+                                 __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
+constexpr int kSmThreadLimit = 1536;
+#else
+constexpr int kSmThreadLimit = 2048;
+#endif
+constexpr int min_blocks_that_fit(int blocks, int threads) {
+    return blocks * threads <= kSmThreadLimit ? blocks : kSmThreadLimit / threads;
+}
+
 // Dynamic shared memory above 48 KB needs an explicit opt-in per kernel. Done once per kernel and
 // size (a host call inside the timed region would be counted as GPU idle time).
 template <class Kernel>

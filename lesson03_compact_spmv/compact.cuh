@@ -563,6 +563,67 @@ __host__ __device__ inline PathPoint group_partition(const uint32_t* group_off, 
     return {d - b, b, o};
 }
 
+// Passes 1-3 of expand_03 and expand_04 (before their expand kernels): one offset per 32 items,
+// then each block's starting point on the path.
+constexpr int kSumThreads = 256;
+
+// Thread t adds counts 4t .. 4t+3; 8 neighbouring lanes make one group of 32. (A template, like the
+// partition kernel below, so that only the programs that launch them compile them.)
+template <int BLOCK>
+__global__ void __launch_bounds__(BLOCK)
+group_sums(const int32_t* __restrict__ counts, size_t n, uint32_t* __restrict__ sums, bool aligned) {
+    size_t t = size_t(blockIdx.x) * BLOCK + threadIdx.x;
+    size_t e = 4 * t;
+    uint32_t s = 0;
+    if (aligned && e + 4 <= n) {
+        int4 v = reinterpret_cast<const int4*>(counts)[t];
+        s = uint32_t(v.x) + uint32_t(v.y) + uint32_t(v.z) + uint32_t(v.w);
+    } else {
+        for (int k = 0; k < 4; ++k) if (e + k < n) s += uint32_t(counts[e + k]);
+    }
+    s += __shfl_xor_sync(scan::kFullMask, s, 1);   // every lane of the warp takes part
+    s += __shfl_xor_sync(scan::kFullMask, s, 2);
+    s += __shfl_xor_sync(scan::kFullMask, s, 4);
+    size_t g = e / kGroup;
+    if ((threadIdx.x & 7) == 0 && e < n) sums[g] = s;
+}
+
+// One thread per block boundary: (outputs taken, items taken, the offset of that item), for blocks
+// of TILE path steps.
+template <int TILE>
+__global__ void group_partition_kernel(const uint32_t* __restrict__ group_off, const int32_t* __restrict__ counts,
+                                       size_t n, size_t total, size_t parts, uint4* __restrict__ starts) {
+    size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p > parts) return;
+    uint64_t end = uint64_t(n) + total, d = uint64_t(p) * TILE;
+    if (d > end) d = end;
+    PathPoint q = group_partition(group_off, counts, n, total, d);
+    starts[p] = make_uint4(uint32_t(q.a), uint32_t(q.b), uint32_t(q.off_b), 0);
+}
+
+// Group sums, their exclusive scan, the partition: three launches. Returns the starts of `blocks`
+// blocks of TILE path steps (blocks + 1 entries). Scratch slots 0-2; the scan uses slot 7.
+template <int TILE = kMpTile>
+uint4* group_starts(const int32_t* d_counts, size_t n, size_t total, unsigned& blocks) {
+    size_t groups = (n + kGroup - 1) / kGroup;
+    uint32_t* sums = course::scratch_as<uint32_t>(0, groups);
+    uint32_t* group_off = course::scratch_as<uint32_t>(1, groups);
+    bool aligned = reinterpret_cast<uintptr_t>(d_counts) % 16 == 0;
+    group_sums<kSumThreads><<<course::blocks_for((n + 3) / 4, kSumThreads), kSumThreads>>>(d_counts, n, sums, aligned);
+    CUDA_CHECK_LAST();
+    scan::device_scan(sums, group_off, groups, scan::Kind::exclusive);
+    blocks = course::blocks_for(n + total, TILE);
+    uint4* starts = course::scratch_as<uint4>(2, size_t(blocks) + 1);
+    group_partition_kernel<TILE><<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(group_off, d_counts, n, total,
+                                                                                        blocks, starts);
+    CUDA_CHECK_LAST();
+    return starts;
+}
+
+// Shared-memory index with one padding word after every 32: a thread that works on 16 consecutive
+// entries (16t .. 16t + 15) would otherwise share 2 banks with its whole warp (a 16-way conflict).
+__host__ __device__ inline int padded(int b) { return b + b / 32; }
+
 // Exclusive scan of the counts (lesson02's single-pass scan), partition, expand: three launches.
 // Scratch: slot 0 the offsets (4n bytes), slot 1 the block starts; the scan uses its own slot 7.
 template <bool kTieToOutput, class Search = MergePathSearch<kTieToOutput>>

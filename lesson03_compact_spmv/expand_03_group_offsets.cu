@@ -19,45 +19,13 @@
 // Run:          ./expand03 --n 2^26 --dist zeros        ./expand03 --test
 #include "compact.cuh"
 
-using expand::kGroup;
 using expand::kMpItems;
 using expand::kMpThreads;
 using expand::kMpTile;
 
-constexpr int kSumThreads = 256;
-
-// Thread t adds counts 4t .. 4t+3; 8 neighbouring lanes make one group of 32.
-__global__ void __launch_bounds__(kSumThreads)
-group_sums(const int32_t* __restrict__ counts, size_t n, uint32_t* __restrict__ sums, bool aligned) {
-    size_t t = size_t(blockIdx.x) * kSumThreads + threadIdx.x;
-    size_t e = 4 * t;
-    uint32_t s = 0;
-    if (aligned && e + 4 <= n) {
-        int4 v = reinterpret_cast<const int4*>(counts)[t];
-        s = uint32_t(v.x) + uint32_t(v.y) + uint32_t(v.z) + uint32_t(v.w);
-    } else {
-        for (int k = 0; k < 4; ++k) if (e + k < n) s += uint32_t(counts[e + k]);
-    }
-    s += __shfl_xor_sync(scan::kFullMask, s, 1);   // every lane of the warp takes part
-    s += __shfl_xor_sync(scan::kFullMask, s, 2);
-    s += __shfl_xor_sync(scan::kFullMask, s, 4);
-    size_t g = e / kGroup;
-    if ((threadIdx.x & 7) == 0 && e < n) sums[g] = s;
-}
-
-__global__ void partition(const uint32_t* __restrict__ group_off, const int32_t* __restrict__ counts, size_t n,
-                          size_t total, size_t parts, uint4* __restrict__ starts) {
-    size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (p > parts) return;
-    uint64_t end = uint64_t(n) + total, d = uint64_t(p) * kMpTile;
-    if (d > end) d = end;
-    expand::PathPoint q = expand::group_partition(group_off, counts, n, total, d);
-    starts[p] = make_uint4(uint32_t(q.a), uint32_t(q.b), uint32_t(q.off_b), 0);
-}
-
-// Item ends in shared memory with one padding word after every 32: thread t scans items 16t ..
-// 16t + 15, so without padding the 32 lanes of a warp would hit 2 banks (a 16-way conflict).
-__host__ __device__ inline int padded(int b) { return b + b / 32; }
+// Item ends in shared memory with one padding word after every 32 (expand::padded): thread t scans
+// items 16t .. 16t + 15.
+using expand::padded;
 struct PaddedEnds {
     const uint32_t* ends;
     __host__ __device__ uint32_t operator()(uint64_t b) const { return ends[padded(int(b))]; }
@@ -99,17 +67,8 @@ expand_from_counts(const int32_t* __restrict__ counts, const uint4* __restrict__
 
 void expand_group_offsets(const int32_t* d_counts, size_t n, int32_t* d_out, size_t total) {
     if (n == 0 || total == 0) return;
-    size_t groups = (n + kGroup - 1) / kGroup;
-    uint32_t* sums = course::scratch_as<uint32_t>(0, groups);
-    uint32_t* group_off = course::scratch_as<uint32_t>(1, groups);
-    bool aligned = reinterpret_cast<uintptr_t>(d_counts) % 16 == 0;
-    group_sums<<<course::blocks_for((n + 3) / 4, kSumThreads), kSumThreads>>>(d_counts, n, sums, aligned);
-    CUDA_CHECK_LAST();
-    scan::device_scan(sums, group_off, groups, scan::Kind::exclusive);
-    unsigned blocks = course::blocks_for(n + total, kMpTile);
-    uint4* starts = course::scratch_as<uint4>(2, size_t(blocks) + 1);
-    partition<<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(group_off, d_counts, n, total, blocks, starts);
-    CUDA_CHECK_LAST();
+    unsigned blocks = 0;
+    const uint4* starts = expand::group_starts(d_counts, n, total, blocks);   // passes 1-3
     expand_from_counts<<<blocks, kMpThreads>>>(d_counts, starts, d_out);
     CUDA_CHECK_LAST();
 }

@@ -106,18 +106,9 @@ static_assert(kBlock % 32 == 0 && kBlock >= 32 && kBlock <= 1024, "SPMV05_BLOCK:
 static_assert(SPMV05_ITEMS_F32 >= 1 && SPMV05_ITEMS_F64 >= 1, "SPMV05_ITEMS_*: >= 1");
 static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F32: over 48 KB of shared memory");
 static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F64: over 48 KB of shared memory");
-// The blocks per SM asked of __launch_bounds__, within the SM's thread limit: 5 x 256 threads is
-// more than a Turing SM holds (1024), and ptxas would drop the bound there with a warning. Only
-// the device pass reads the bound, so the host pass's lack of __CUDA_ARCH__ does not matter.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-constexpr int kSmThreads = 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
-                                 __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
-constexpr int kSmThreads = 1536;
-#else
-constexpr int kSmThreads = 2048;
-#endif
-constexpr int kMinBlocks = SPMV05_MIN_BLOCKS * kBlock <= kSmThreads ? SPMV05_MIN_BLOCKS : kSmThreads / kBlock;
+// The blocks per SM asked of __launch_bounds__, within the SM's thread limit (5 x 256 is more than
+// a Turing SM holds).
+constexpr int kMinBlocks = course::min_blocks_that_fit(SPMV05_MIN_BLOCKS, kBlock);
 
 // Row coordinate of every tile boundary: boundary t is diagonal min(t * tile, rows + nnz). A
 // GROUP of kSearchLanes (G) lanes per boundary probes G row ends at once; each step is a DRAM round

@@ -1,0 +1,140 @@
+// expand_04_head_scatter — expansion without a walk: each item writes only its FIRST output (its
+// "head"), and an inclusive max-scan over the outputs fills in the rest of every run.
+//
+// What changed since expand_03_group_offsets: the passes before the expand kernel are the same
+// (one offset per 32 items, a partition into pieces of 4096 path steps), but the kernel no longer
+// walks the merge path. expand_03's walk is a chain: each step compares the next output with the
+// current item's end, and which one comes next decides the following step, so a thread waits on
+// one shared-memory load per step (ncu: the expand kernel ran at 30 % of DRAM peak, bound by that
+// per-output work, not by bytes). Here nothing depends on the step before it:
+//   1. the block loads its items' counts; a block scan turns them into each item's first output
+//      (its offset), as in expand_03;
+//   2. the block's outputs are cleared in shared memory; every item with a non-zero count writes
+//      its own number at its first output: distinct positions, no conflicts between items;
+//   3. item numbers grow with the output position, so output k belongs to the LARGEST item number
+//      written at or before k: an inclusive max-scan (each thread over its 16 outputs in registers,
+//      then a block scan of the 256 thread maxima, at least the item the block starts in);
+//   4. the block writes its outputs coalesced.
+// Per output: a clear, a load, a max and a store in shared memory, all independent of each other;
+// per item: one scattered store. A block with no item end inside (the middle of a huge count)
+// skips all of it and writes its one item number. The same 8n + 4 total bytes as expand_03.
+// Measured (H100, 2026-11-23 ~19:20 UTC, sweep; ms, 2^26 unless stated; the best earlier version
+// of each distribution in the same sweep): uniform 1.078 (expand_02 1.145), zeros 2^24 0.1787
+// (0.2042), power-law 0.6213 (expand_03 0.7142), one 2^24 0.1902 (0.2696). As output bytes over a
+// copy of the same bytes: 33 / 23 / 24 / 48 % (expand_02/03: 32 / 20 / 21 / 34 %).
+// Shapes probed at 2^26 (uniform / zeros / power-law / one): 256 x 16 with 6 blocks per SM (40
+// registers, kept) 1.078 / 0.623 / 0.622 / 0.670; no minimum (72 registers, 3 blocks) 1.282 /
+// 0.737 / 0.736 / 0.697; 5 blocks (a 4-byte spill) 1.122 / 0.642 / 0.640 / 0.680; 256 x 32 at 3
+// blocks 1.159 / 0.731 / 0.727 / 0.903; 512 x 16 at 3 blocks 1.147 / 0.663 / 0.662 / 0.744; without
+// the one-item shortcut (72 registers) one took 1.198.
+// Limits: as expand_02 (n <= 2^31 - 1, total <= 2^32 - 1).
+//
+// Build alone:  nvcc -O3 -arch=native -o expand04 expand_04_head_scatter.cu
+// Run:          ./expand04 --n 2^26 --dist uniform        ./expand04 --test
+#include "compact.cuh"
+
+using expand::padded;
+
+// Knobs: threads per block and outputs (path steps) per thread.
+#ifndef EXPAND04_THREADS
+#define EXPAND04_THREADS 256
+#endif
+#ifndef EXPAND04_ITEMS
+#define EXPAND04_ITEMS 16
+#endif
+#ifndef EXPAND04_MIN_BLOCKS
+#define EXPAND04_MIN_BLOCKS 6    // __launch_bounds__ blocks per SM: 40 registers, no spill (header)
+#endif
+constexpr int kThreads = EXPAND04_THREADS;
+constexpr int kItems = EXPAND04_ITEMS;
+constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) per block
+static_assert(kThreads % 32 == 0 && kThreads <= 1024, "EXPAND04_THREADS: whole warps");
+static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "EXPAND04_THREADS x EXPAND04_ITEMS: over 48 KB of shared memory");
+
+struct Max {
+    __device__ int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
+};
+
+__global__ void __launch_bounds__(kThreads, course::min_blocks_that_fit(EXPAND04_MIN_BLOCKS, kThreads))
+expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __restrict__ starts,
+                int32_t* __restrict__ out) {
+    __shared__ int32_t s_out[kTile + kTile / 32];   // item number per output of this block (padded)
+    __shared__ uint32_t s_warp_sum[kThreads / 32];
+    __shared__ int32_t s_warp_max[kThreads / 32];
+    // The block's piece of the path starts at (a0 outputs, b0 items taken); off_b0 = offset of item
+    // b0. Its outputs are a0 .. a0 + na - 1; they belong to items b0 .. b0 + nb (the last of these
+    // may end in a later block), and off_b0 <= a0.
+    const uint4 s0 = starts[blockIdx.x], s1 = starts[blockIdx.x + 1];
+    const uint32_t a0 = s0.x, b0 = s0.y, off_b0 = s0.z;
+    const int na = int(s1.x - a0), nb = int(s1.y - b0);   // na + nb <= kTile
+    if (nb == 0) {   // inside one item's run (a huge count): every output is b0 (block-uniform exit)
+        for (int k = threadIdx.x; k < na; k += kThreads) out[size_t(a0) + k] = int32_t(b0);
+        return;
+    }
+    const int first = int(threadIdx.x) * kItems;          // this thread's items b0 + first + k, outputs first + k
+
+    // 1. Offsets of this thread's items (relative j = first + k, j <= nb, item < n): all loads first.
+    int32_t c[kItems];
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+        const int j = first + k;
+        c[k] = (j <= nb && size_t(b0) + j < n) ? counts[size_t(b0) + j] : 0;
+    }
+    uint32_t mine = 0;
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) mine += uint32_t(c[k]);
+    uint32_t block_sum;
+    uint32_t start = off_b0 + scan::block_exclusive_scan<kThreads>(mine, 0u, block_sum, s_warp_sum);
+
+    // 2. Clear the outputs, then scatter the heads. Every head lies in [a0, a0 + na) or outside
+    // the block; item b0's head is at or before a0 and comes in as the scan's seed instead.
+#pragma unroll
+    for (int k = 0; k < kItems; ++k)
+        if (first + k < na) s_out[padded(first + k)] = 0;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+        const uint32_t rel = start - a0;   // wraps to a huge value for a head before a0: skipped
+        if (c[k] > 0 && rel < uint32_t(na)) s_out[padded(int(rel))] = int32_t(b0 + first + k);
+        start += uint32_t(c[k]);
+    }
+    __syncthreads();
+
+    // 3. Inclusive max-scan over the outputs: this thread's 16 in registers, then across the block.
+    int32_t v[kItems];
+    int32_t run_max = 0;
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+        v[k] = first + k < na ? s_out[padded(first + k)] : 0;
+        run_max = v[k] > run_max ? v[k] : run_max;
+    }
+    int32_t block_max;
+    // Then at least b0: the item the block's first output belongs to unless a head says otherwise.
+    // (block_exclusive_scan's identity only reaches thread 0, so b0 cannot ride in as the identity.)
+    int32_t carry = scan::block_exclusive_scan<kThreads>(run_max, 0, block_max, s_warp_max, Max{});
+    carry = carry > int32_t(b0) ? carry : int32_t(b0);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+        carry = v[k] > carry ? v[k] : carry;
+        if (first + k < na) s_out[padded(first + k)] = carry;
+    }
+    __syncthreads();
+
+    // 4. Coalesced writes: consecutive threads, consecutive outputs.
+    for (int k = threadIdx.x; k < na; k += kThreads) out[size_t(a0) + k] = s_out[padded(k)];
+}
+
+void expand_head_scatter(const int32_t* d_counts, size_t n, int32_t* d_out, size_t total) {
+    if (n == 0 || total == 0) return;
+    unsigned blocks = 0;
+    const uint4* starts = expand::group_starts<kTile>(d_counts, n, total, blocks);   // as expand_03
+    expand_by_heads<<<blocks, kThreads>>>(d_counts, n, starts, d_out);
+    CUDA_CHECK_LAST();
+}
+
+int main(int argc, char** argv) {
+    expand::Limits lim;
+    lim.scratch_bytes_per_item = 0.25;
+    lim.huge_test = true;
+    return expand::run_lesson(argc, argv, "expand_04_head_scatter", expand_head_scatter, lim);
+}
