@@ -32,7 +32,7 @@
 // Keys: uint32, int32, float32, uint64; pairs (uint32 key, uint32 value), stable.
 //
 // The merge kernel, as measured (merge_tiles_lean; the plain merge_tiles above it is the same idea
-// with fewer tricks, -DMERGE_LEAN=0 builds it):
+// with fewer tricks, -DMERGE_LEAN=0 -DMERGE_ITEMS=16 -DMERGE_THREADS=256 builds it as measured):
 //   * 32 outputs per thread: half the diagonal searches per key of 16, and the searches were the
 //     largest share of the shared-memory loads; 128 threads per block, so a tile is 4096 outputs;
 //   * full tiles (every tile but the array's last) take a path without per-element bounds checks;
