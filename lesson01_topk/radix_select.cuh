@@ -127,10 +127,6 @@ __device__ __forceinline__ void count_digit(uint32_t* s_hist, bool counted, uint
     if (counted && (threadIdx.x & 31) == leader) atomicAdd(&s_hist[dv], uint32_t(__popc(peers)));
 }
 
-struct MaxOp {
-    __device__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
-};
-
 // Class of one element in a pass.
 enum Cls : uint8_t { kNone = 0, kOut = 1, kTie = 2, kCount = 4, kBuf = 8 };
 
@@ -260,7 +256,7 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         __syncthreads();
         for (int i = t; i < digit_bins(LEVEL < 3 ? LEVEL : 0); i += kBlock)
             if (s_hist[i]) atomicAdd(&st->hist[LEVEL < 3 ? LEVEL : 0][i], s_hist[i]);
-        uint32_t nm = scan::warp_reduce(~kmin, MaxOp{}), mx = scan::warp_reduce(kmax, MaxOp{});
+        uint32_t nm = scan::warp_reduce(~kmin, scan::Max{}), mx = scan::warp_reduce(kmax, scan::Max{});
         if ((t & 31) == 0 && mx >= ~nm) {                // this warp counted something
             atomicMax(&st->not_min[LEVEL < 3 ? LEVEL : 0], nm);
             atomicMax(&st->max[LEVEL < 3 ? LEVEL : 0], mx);

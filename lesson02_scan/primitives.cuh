@@ -17,6 +17,9 @@ enum class Kind { inclusive, exclusive };
 struct Plus {
     template <class T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
 };
+struct Max {   // for max-scans and max-reductions (top-k's key range, expand_04's runs)
+    template <class T> __host__ __device__ T operator()(T a, T b) const { return a > b ? a : b; }
+};
 
 // Inclusive scan across the 32 lanes of a warp (Kogge-Stone on registers): lane i gets
 // x_0 op ... op x_i. Every lane of the warp must call it.

@@ -15,11 +15,12 @@
 //      written at or before k: an inclusive max-scan (each thread over its 16 outputs in registers,
 //      then a block scan of the 256 thread maxima, at least the item the block starts in);
 //   4. the block writes its outputs coalesced.
-// Per output: a clear, a load, a max and a store in shared memory, all independent of each other;
+// Per output: a clear, a load, a max, a store and the copy-out load in shared memory, none waiting
+// on the one before;
 // per item: one scattered store. A block with no item end inside (the middle of a huge count)
 // skips all of it and writes its one item number. The same 8n + 4 total bytes as expand_03.
 // Measured (H100, 2026-11-23 ~19:20 UTC, sweep; ms, 2^26 unless stated; the best earlier version
-// of each distribution in the same sweep): uniform 1.078 (expand_02 1.145), zeros 2^24 0.1787
+// of each distribution from the ~19:10 sweep): uniform 1.078 (expand_02 1.145), zeros 2^24 0.1787
 // (0.2042), power-law 0.6213 (expand_03 0.7142), one 2^24 0.1902 (0.2696). As output bytes over a
 // copy of the same bytes: 33 / 23 / 24 / 48 % (expand_02/03: 32 / 20 / 21 / 34 %).
 // Shapes probed at 2^26 (uniform / zeros / power-law / one): 256 x 16 with 6 blocks per SM (40
@@ -50,10 +51,6 @@ constexpr int kItems = EXPAND04_ITEMS;
 constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) per block
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "EXPAND04_THREADS: whole warps");
 static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "EXPAND04_THREADS x EXPAND04_ITEMS: over 48 KB of shared memory");
-
-struct Max {
-    __device__ int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
-};
 
 __global__ void __launch_bounds__(kThreads, course::min_blocks_that_fit(EXPAND04_MIN_BLOCKS, kThreads))
 expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __restrict__ starts,
@@ -87,7 +84,8 @@ expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __res
     uint32_t start = off_b0 + scan::block_exclusive_scan<kThreads>(mine, 0u, block_sum, s_warp_sum);
 
     // 2. Clear the outputs, then scatter the heads. Every head lies in [a0, a0 + na) or outside
-    // the block; item b0's head is at or before a0 and comes in as the scan's seed instead.
+    // the block; item b0's head is at or before a0: scattered if at a0, else it comes in as the
+    // scan's seed.
 #pragma unroll
     for (int k = 0; k < kItems; ++k)
         if (first + k < na) s_out[padded(first + k)] = 0;
@@ -110,8 +108,9 @@ expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __res
     }
     int32_t block_max;
     // Then at least b0: the item the block's first output belongs to unless a head says otherwise.
-    // (block_exclusive_scan's identity only reaches thread 0, so b0 cannot ride in as the identity.)
-    int32_t carry = scan::block_exclusive_scan<kThreads>(run_max, 0, block_max, s_warp_max, Max{});
+    // (block_exclusive_scan's identity reaches only warp 0 and each warp's lane 0, so b0 cannot ride
+    // in as the identity: lanes 1-31 of the other warps would miss it.)
+    int32_t carry = scan::block_exclusive_scan<kThreads>(run_max, 0, block_max, s_warp_max, scan::Max{});
     carry = carry > int32_t(b0) ? carry : int32_t(b0);
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {

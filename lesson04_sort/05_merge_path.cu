@@ -20,7 +20,8 @@
 //            = 15 merge passes, each reading and writing every key once (pairs: every value too):
 //            16 x 2 x 1 GiB = 32 GiB for keys, 16 copies' worth. CUB's merge sort (256 x 17 =
 //            4352-key tiles) makes 16 merge passes, and 00_cub_merge copies the input first.
-//            The partition kernel reads 2 x 12..28 keys per 4096-key tile: < 0.1% extra.
+//            The partition kernel reads 2 x 12..28 keys per 4096-key tile: <= ~0.7% extra keys
+//            (ncu: ~3% of the time, its searches being latency-bound).
 //   launches: 2 per pass (partition, merge).
 //   compares: log2(n) per key, as any merge sort; none wasted on padding.
 // What limits it: the pass count (radix sort moves keys 4 times for 32-bit keys, merge sort
