@@ -261,9 +261,9 @@ __global__ void partition_tiles(const K* __restrict__ src, size_t n, size_t widt
                                 unsigned long long* __restrict__ splits) {
     for (size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x; t < tiles; t += size_t(gridDim.x) * blockDim.x) {
         const size_t start = t * kTile;
-        const size_t a0 = start / (2 * width) * (2 * width);
-        const size_t b0 = min(a0 + width, n), e = min(a0 + 2 * width, n);
-        splits[t] = (unsigned long long)(sorting::cmp::merge_path(src + a0, b0 - a0, src + b0, e - b0, start - a0));
+        const sorting::cmp::RunPair rp = sorting::cmp::run_pair(start, n, width);   // as tile_span
+        splits[t] = (unsigned long long)(sorting::cmp::merge_path(src + rp.a0, rp.b0 - rp.a0, src + rp.b0, rp.e - rp.b0,
+                                                                  start - rp.a0));
     }
 }
 

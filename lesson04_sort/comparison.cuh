@@ -8,7 +8,8 @@
 //   merge_path                  the diagonal split of a merge (05)
 //   serial_merge_select         one thread's outputs of a merge, one load per output (05)
 //   warp_stripe                 05's warp-local staging of merge outputs
-//   tile_span                   05's tiling of a merge pass (where a tile's A and B pieces are)
+//   run_pair / tile_span        05's tiling of a merge pass (a position's run pair; where a tile's
+//                               A and B pieces are)
 //
 // Everything compares keys through sorting::key_less (lesson.cuh), i.e. through the ordered codes:
 // int32 by two's complement, float32 with -0.0 < +0.0 and NaNs after +inf. Sorting K directly and
@@ -216,15 +217,22 @@ __host__ __device__ __forceinline__ void serial_merge_select(const Seq& s, int a
 // before its first output, relative to a0) and ac1 (the same for the next tile; ignored when the
 // tile ends its run pair), the tile merges src[a_at, a_at + na) with src[b_at, b_at + nb) into
 // dst[start, start + na + nb).
+// The run pair that output position `start` belongs to: A = [a0, b0), B = [b0, e), clipped to n.
+struct RunPair {
+    size_t a0, b0, e;
+};
+__host__ __device__ inline RunPair run_pair(size_t start, size_t n, size_t width) {
+    const size_t a0 = start / (2 * width) * (2 * width);
+    return {a0, a0 + width < n ? a0 + width : n, a0 + 2 * width < n ? a0 + 2 * width : n};
+}
 struct TileSpan {
     size_t start, a_at, b_at;
     int na, nb;
 };
 __host__ __device__ inline TileSpan tile_span(size_t t, size_t tile, size_t n, size_t width, size_t ac0, size_t ac1) {
     const size_t start = t * tile;
-    const size_t a0 = start / (2 * width) * (2 * width);
-    const size_t b0 = a0 + width < n ? a0 + width : n;
-    const size_t e = a0 + 2 * width < n ? a0 + 2 * width : n;
+    const RunPair rp = run_pair(start, n, width);
+    const size_t a0 = rp.a0, b0 = rp.b0, e = rp.e;
     const size_t end = start + tile < e ? start + tile : e;
     const size_t d0 = start - a0, d1 = end - a0;       // the tile's diagonals in its pair's merge
     if (end == e) ac1 = b0 - a0;                         // the pair's last tile takes the rest of A
