@@ -10,6 +10,13 @@ NVCCFLAGS  ?= -O3
 QUICK      ?=
 # Which lessons `make bench` / `make sanitize` cover, e.g.  make bench LESSONS=lesson02_scan
 LESSONS    ?= lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram
+# Builds run in parallel without being asked: one nvcc per core unless you give -j yourself.
+JOBS       ?= $(shell nproc 2>/dev/null || echo 4)
+ifeq (,$(findstring -j,$(MAKEFLAGS)))
+  MAKEFLAGS += -j$(JOBS)
+endif
+# Each program's compiler messages stay together when several compile at once.
+MAKEFLAGS += --output-sync=target
 
 ifeq ($(ARCH),native)
   ARCHFLAGS := -arch=native
@@ -51,13 +58,11 @@ EXTRA_09_quicksort := -rdc=true -lcudadevrt
 
 host-tests: $(HOST_TESTS)
 
-# make lessonNN: build the lesson, run each version once at its default size, print one table.
+# make lessonNN: build the lesson's versions (in parallel), run each once at its default size,
+# print one table. Its wrong/ and exercises/ programs are built by `make`, `make test`, `make grade`.
 define lesson_target
-lesson$(1): $$(filter $(BUILD)/$(2)/%,$$(PROGRAMS))
-	@rm -f $(BUILD)/$(2).summary.csv
-	@for p in $$(patsubst %.cu,$(BUILD)/%,$$(sort $$(wildcard $(2)/*.cu))); do \
-	  $$$$p --csv $(BUILD)/$(2).summary.csv || true; done
-	@$(PYTHON) plot.py --summary $(BUILD)/$(2).summary.csv
+lesson$(1): $$(patsubst %.cu,$(BUILD)/%,$$(wildcard $(2)/*.cu))
+	@bash tests/lesson_table.sh $(BUILD) $(2) $(PYTHON)
 endef
 $(eval $(call lesson_target,01,lesson01_topk))
 $(eval $(call lesson_target,02,lesson02_scan))

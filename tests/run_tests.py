@@ -6,6 +6,8 @@ Host part (runs anywhere, no GPU needed):
   * every program's command line: bad usage exits 2 with one line, --help exits 0
   * --input error handling (missing / malformed / wrong-dtype .npy files) exits 2
   * plot.py on a small CSV, including --check
+  * tests/test_notes.py: learner-only lesson notes, version files that hold their own kernels and
+    carry no tuning knobs
 GPU part (only where a GPU is present; otherwise each case is reported SKIPPED, never passed,
 and if nvidia-smi does list a GPU while the programs cannot use it, that is one FAIL):
   * every version's --test battery (exit 0)
@@ -204,6 +206,21 @@ def plot_tests(tmp):
            "" if rc == 0 else tail(out + err))
 
 
+def notes_tests():
+    """The shape a reader sees: learner-only notes, version files with their own kernels, no knobs."""
+    rc, out, err = run([sys.executable, os.path.join(ROOT, "tests", "test_notes.py")], timeout=120)
+    m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
+    if not m:
+        report("FAIL", "tests/test_notes.py", f"exit {rc} {tail(out + err)}")
+        return
+    for l in out.splitlines():
+        if l.startswith("FAIL"):
+            report("FAIL", f"notes: {l[6:]}")
+    with _lock:
+        results["passed"] += int(m.group(1))
+    print(f"PASS  notes and version files: {m.group(1)} checks passed", flush=True)
+
+
 # ---- GPU part --------------------------------------------------------------------------------
 
 def gpu_visible():
@@ -338,6 +355,7 @@ def main():
             cli_tests(build)
             npy_file_tests(build, tmp)
             plot_tests(tmp)
+            notes_tests()
         print("== GPU part", flush=True)
         has_gpu, why = gpu_present(build)
         jobs = gpu_jobs(build, args.quick, args.grade, shutil.which("compute-sanitizer") is not None)
