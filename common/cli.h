@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "text.h"   // one_line
+
 namespace course {
 
 constexpr int kExitPass = 0, kExitWrong = 1, kExitUsage = 2, kExitNoDevice = 77;
@@ -20,7 +22,7 @@ constexpr int kExitPass = 0, kExitWrong = 1, kExitUsage = 2, kExitNoDevice = 77;
 constexpr uint64_t kMaxCount = uint64_t(1) << 40;
 
 [[noreturn]] inline void usage_error(const std::string& msg) {
-    std::fprintf(stderr, "error: %s (try --help)\n", msg.c_str());
+    std::fprintf(stderr, "error: %s (try --help)\n", one_line(msg).c_str());
     std::exit(kExitUsage);
 }
 
@@ -129,7 +131,8 @@ inline void print_help(const CliSpec& spec) {
     std::printf("  --quick        with --test: a smaller battery\n");
     std::printf("  --sweep        benchmark sizes 2^10..2^28 (skips what does not fit)\n");
     std::printf("  --csv FILE     append result rows to FILE\n");
-    std::printf("  --input F.npy  run on your data; --output F.npy saves the result\n");
+    std::printf("  --input F.npy  run on your data; --output F.npy saves the result (and F_idx.npy beside it\n"
+                "                 where a result has indices: top-k, a sort of pairs gives the argsort)\n");
     std::printf("exit status: 0 pass, 1 wrong answer, 2 bad usage/input, 3 CUDA error, 77 no GPU\n");
 }
 

@@ -197,11 +197,11 @@ inline int drive(int argc, char** argv, const LessonDef& def) {
         }
         return failed ? kExitWrong : kExitPass;
     } catch (const SkipCase& s) {
-        std::fprintf(stderr, "error: %s\n", s.what());
+        std::fprintf(stderr, "error: %s\n", one_line(s.what()).c_str());
     } catch (const UsageError& u) {
-        std::fprintf(stderr, "error: %s\n", u.what());
+        std::fprintf(stderr, "error: %s\n", one_line(u.what()).c_str());
     } catch (const NpyError& e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
+        std::fprintf(stderr, "error: %s\n", one_line(e.what()).c_str());
     }
     return kExitUsage;
 }

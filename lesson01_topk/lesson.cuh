@@ -304,8 +304,7 @@ public:
         std::vector<T> vals = d_vals_.download();
         course::save_npy(path, vals.data(), vals.size());
         std::vector<uint32_t> idx = d_idx_.download();
-        std::string ipath = path.size() > 4 && path.substr(path.size() - 4) == ".npy"
-                                ? path.substr(0, path.size() - 4) + "_idx.npy" : path + "_idx.npy";
+        std::string ipath = course::npy_sibling(path, "_idx");
         course::save_npy(ipath, idx.data(), idx.size());
         std::printf("wrote %s (values) and %s (indices)\n", path.c_str(), ipath.c_str());
     }

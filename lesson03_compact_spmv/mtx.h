@@ -10,6 +10,10 @@
 // complex / hermitian / skew-symmetric, non-finite values, indices out of range or 0, a count that
 // does not match the size line, more than 2^31 - 1 rows, columns or stored entries (the CSR here
 // uses 32-bit column indices and row offsets, as cuSPARSE's CSR with CUSPARSE_INDEX_32I does).
+// Values are decimal numbers (C's strtod without hexadecimal); inf and nan are refused. A size line
+// must be believable for the file: at most 2^20 rows (columns) plus 8 per byte of the file, so a
+// small file that claims two billion rows is refused instead of taking gigabytes for empty rows.
+// tests/fuzz_readers.cpp fuzzes this reader; every refusal is one line, with the line number.
 #pragma once
 #include <algorithm>
 #include <cctype>
@@ -26,6 +30,7 @@
 #include <vector>
 
 #include "../common/parallel.h"
+#include "../common/text.h"
 
 namespace spmv {
 
@@ -111,6 +116,8 @@ inline bool parse_int(const char* p, const char* end, int64_t& out) {
 }
 inline bool parse_real(const char* p, const char* end, double& out) {
     std::string tok(p, end);
+    // strtod would also take hexadecimal ("0x1p3"): Matrix Market values are decimal.
+    if (tok.find_first_of("xX") != std::string::npos) return false;
     char* stop = nullptr;
     errno = 0;
     out = std::strtod(tok.c_str(), &stop);
@@ -145,7 +152,7 @@ inline HostCsr read_mtx(const std::string& path) {
         while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
         std::fclose(f);
     }
-    const std::string where = path + ": ";
+    const std::string where = course::printable(path, 200) + ": ";
     auto fail = [&](size_t line, const std::string& why) -> MtxError {
         return MtxError(where + (line ? "line " + std::to_string(line) + ": " : std::string()) + why);
     };
@@ -168,8 +175,8 @@ inline HostCsr read_mtx(const std::string& path) {
     if (nt < 1 || detail::lower(std::string(tb[0], te[0])) != "%%matrixmarket")
         throw fail(1, "not a Matrix Market file (the first line must start with %%MatrixMarket)");
     if (nt != 5) throw fail(1, "header must be '%%MatrixMarket matrix coordinate <field> <symmetry>'");
-    std::string object = detail::lower(std::string(tb[1], te[1])), format = detail::lower(std::string(tb[2], te[2]));
-    std::string field = detail::lower(std::string(tb[3], te[3])), symmetry = detail::lower(std::string(tb[4], te[4]));
+    auto word = [&](int k) { return course::printable(detail::lower(std::string(tb[k], te[k])), 40); };
+    std::string object = word(1), format = word(2), field = word(3), symmetry = word(4);
     if (object != "matrix") throw fail(1, "object '" + object + "' is not supported (only 'matrix')");
     if (format != "coordinate") throw fail(1, "format '" + format + "' is not supported (only 'coordinate', i.e. sparse)");
     if (field != "real" && field != "integer" && field != "pattern")
@@ -193,12 +200,18 @@ inline HostCsr read_mtx(const std::string& path) {
     if (rows > kMaxIndex || cols > kMaxIndex)
         throw fail(line_no, "more than 2^31 - 1 rows or columns (32-bit CSR indices)");
     if (symmetric && rows != cols) throw fail(line_no, "a symmetric matrix must be square");
+    const int64_t believable = (int64_t(1) << 20) + 8 * int64_t(text.size());
+    if (rows > believable || cols > believable)
+        throw fail(line_no, "the size line claims " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                " for a file of " + std::to_string(text.size()) +
+                                " bytes (at most 2^20 + 8 per byte rows and columns)");
     if (declared > (symmetric ? kMaxIndex / 2 + 1 : kMaxIndex))
         throw fail(line_no, "more than 2^31 - 1 stored entries (32-bit CSR indices)");
 
     std::vector<int64_t> ri, ci;
     std::vector<double> v;
-    ri.reserve(size_t(declared) * (symmetric ? 2 : 1));
+    // Reserve no more than the file can hold (an entry takes at least 4 bytes: "1 1\n").
+    ri.reserve(size_t(std::min<int64_t>(declared, int64_t(text.size() / 4) + 1)) * (symmetric ? 2 : 1));
     ci.reserve(ri.capacity());
     v.reserve(ri.capacity());
     const int want = pattern ? 2 : 3;
@@ -218,7 +231,7 @@ inline HostCsr read_mtx(const std::string& path) {
         if (!pattern) {
             bool ok = field == "integer" ? [&] { int64_t iv; bool r = detail::parse_int(tb[2], te[2], iv); x = double(iv); return r; }()
                                          : detail::parse_real(tb[2], te[2], x);
-            if (!ok) throw fail(line_no, "value '" + std::string(tb[2], te[2]) + "' is not a" +
+            if (!ok) throw fail(line_no, "value '" + course::printable(std::string(tb[2], te[2]), 40) + "' is not a" +
                                              (field == "integer" ? "n integer" : " number"));
             if (!std::isfinite(x)) throw fail(line_no, "value is not finite (inf or nan)");
         }

@@ -399,9 +399,16 @@ public:
     course::CheckResult check() override {
         return check_pairs(keys_, d_keys_out_.download(), d_vals_out_.download());
     }
-    void save(const std::string& path) override {   // the sorted keys; the values are the permutation
+    // The sorted keys, and beside them the values: each sorted key's position in the input, i.e.
+    // the permutation that sorts it (NumPy's argsort with kind='stable'): sorted.npy, sorted_idx.npy.
+    void save(const std::string& path) override {
         std::vector<uint32_t> got = d_keys_out_.download();
         course::save_npy(path, got.data(), got.size());
+        std::vector<uint32_t> perm = d_vals_out_.download();
+        std::string ppath = course::npy_sibling(path, "_idx");
+        course::save_npy(ppath, perm.data(), perm.size());
+        std::printf("wrote %s (sorted keys) and %s (their input positions: the stable argsort)\n", path.c_str(),
+                    ppath.c_str());
     }
 private:
     PairsFn fn_;

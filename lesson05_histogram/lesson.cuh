@@ -205,11 +205,12 @@ public:
     HistTrial(const course::Options& o, const course::Case& c, const Support& s) : support_(s) {
         if constexpr (sizeof(T) == 1) bins_ = 256;
         else { bins_ = uint32_t(c.param); range_ = key_range(o, c.dist); }
+        // A user's file is read (and a bad one refused, exit 2) before the GPU is asked anything.
+        if (!o.input.empty()) input_ = course::load_npy<T>(o.input);
         if (support_.device_max_bins && bins_ > support_.device_max_bins())
             throw course::SkipCase("bins=" + std::to_string(bins_) + " needs more shared memory than this GPU has (" +
                                    std::to_string(support_.device_max_bins()) + " bins at most)");
-        if (!o.input.empty()) input_ = course::load_npy<T>(o.input);
-        else {
+        if (o.input.empty()) {
             course::require_host_memory(2.0 * sizeof(T) * c.n);
             if constexpr (sizeof(T) == 1) input_ = make_bytes(c.n, c.dist, o.seed);
             else input_ = make_keys(c.n, c.dist, range_, o.seed);

@@ -6,6 +6,9 @@ Host part (runs anywhere, no GPU needed):
   * every program's command line: bad usage exits 2 with one line, --help exits 0
   * --input error handling (missing / malformed / wrong-dtype .npy files) exits 2
   * plot.py on a small CSV, including --check
+  * tests/fuzz_readers.cpp built with the host compiler under AddressSanitizer + UBSan: thousands of
+    mutated .npy and .mtx files, each parsed exactly or refused in one line; tests/fuzz_cli.py:
+    random argument vectors against one program of each lesson (exit 0/2/77, one error line)
   * tests/test_notes.py: learner-only lesson notes, version files that hold their own kernels and
     carry no tuning knobs
 GPU part (only where a GPU is present; otherwise each case is reported SKIPPED, never passed,
@@ -181,8 +184,28 @@ def npy_file_tests(build, tmp):
     with open(junk, "wb") as f:
         f.write(b"definitely not numpy")
     cases.append((junk, "bad magic"))
+    # A header that claims far more than the file holds (10^14 elements in a 128-byte file): refused
+    # from the file's size, never allocated (it used to abort with std::bad_alloc, status 134).
+    lying = npy("lying.npy", "<i4", b"\0" * 8, shape="(99999999999999,)")
     for path, what in cases:
         check_usage_error("lesson02_scan/00_cub", exe, ["--input", path], f"--input {what}")
+    # Every lesson's programs share the reader: the lying header, one program of each.
+    for prog, dtype in (("lesson01_topk/05_radix_select", "int32"), ("lesson02_scan/06_decoupled_lookback", "int32"),
+                        ("lesson03_compact_spmv/compact_03_lookback", None), ("lesson04_sort/08_radix_onesweep", "uint32"),
+                        ("lesson05_histogram/04_per_lane_copies", None)):
+        pexe = os.path.join(build, prog)
+        if os.path.exists(pexe):
+            args = ["--input", lying] + (["--type", dtype] if dtype else [])
+            check_usage_error(prog, pexe, args, f"--input with a lying header ({os.path.getsize(lying)} bytes)")
+        else:
+            report("FAIL", f"lying-header test: {prog} missing")
+    spmv = os.path.join(build, "lesson03_compact_spmv", "spmv_05_merge_path")
+    if os.path.exists(spmv):
+        mtx = os.path.join(tmp, "lying.mtx")
+        with open(mtx, "w") as f:
+            f.write("%%MatrixMarket matrix coordinate real general\n2147483647 2147483647 2147483647\n1 1 1.0\n")
+        check_usage_error("lesson03_compact_spmv/spmv_05_merge_path", spmv, ["--matrix", mtx],
+                          "--matrix whose size line claims 2^31 - 1 rows in a small file")
 
 
 def plot_tests(tmp):
@@ -204,6 +227,33 @@ def plot_tests(tmp):
     rc, out, err = run([sys.executable, os.path.join(ROOT, "plot.py"), "--check", "--no-plots"], timeout=300)
     report("PASS" if rc == 0 else "FAIL", "README tables match results/*.csv (plot.py --check)",
            "" if rc == 0 else tail(out + err))
+
+
+def fuzz_tests(build, tmp):
+    """The readers fuzzed under AddressSanitizer + UBSan (host compiler), and the command line fuzzed."""
+    cxx = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("clang++")
+    if not cxx:
+        report("FAIL", "fuzz_readers under ASan/UBSan", "no host C++ compiler (g++ or clang++) found")
+    else:
+        exe = os.path.join(tmp, "fuzz_readers_asan")
+        rc, out, err = run([cxx, "-std=c++17", "-O1", "-g", "-fsanitize=address,undefined",
+                            "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-pthread",
+                            os.path.join(ROOT, "tests", "fuzz_readers.cpp"), "-o", exe], timeout=300)
+        if rc != 0:
+            report("FAIL", "fuzz_readers under ASan/UBSan: build", tail(out + err))
+        else:
+            env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
+            rc, out, err = run([exe], timeout=300, env=env)
+            m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
+            ok = rc == 0 and m and int(m.group(2)) == 0 and "ERROR: AddressSanitizer" not in err and "runtime error" not in err
+            summary = "; ".join(l[5:] for l in out.splitlines() if " fuzz " in l)
+            report("PASS" if ok else "FAIL", f"fuzz_readers under ASan/UBSan: {summary}",
+                   "" if ok else f"exit {rc} {tail(out + err, 12)}")
+    rc, out, err = run([sys.executable, os.path.join(ROOT, "tests", "fuzz_cli.py"), "--build", build], timeout=600)
+    m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
+    ok = rc == 0 and m and int(m.group(2)) == 0
+    report("PASS" if ok else "FAIL", "fuzz_cli: random argument vectors, one program of each lesson",
+           "" if ok else tail(out + err, 8))
 
 
 def notes_tests():
@@ -334,6 +384,18 @@ def gpu_extras(build, tmp):
     ok = rc == 0 and os.path.exists(dst) and np.array_equal(np.load(dst), np.cumsum(x, dtype=np.int64).astype(np.int32))
     report("PASS" if ok else "FAIL", "gpu .npy end to end: --input / --output match numpy.cumsum",
            "" if ok else f"exit {rc} {tail(out + err)}")
+    # A sort of pairs saves the sorted keys and, beside them, the stable argsort.
+    sort = os.path.join(build, "lesson04_sort", "08_radix_onesweep")
+    keys = (np.arange(100003, dtype=np.uint64) * 2654435761 % 997).astype(np.uint32)   # many ties
+    ksrc, kdst = os.path.join(tmp, "keys.npy"), os.path.join(tmp, "sorted.npy")
+    np.save(ksrc, keys)
+    rc, out, err = run([sort, "--type", "pairs", "--input", ksrc, "--output", kdst, "--reps", "3"], timeout=120)
+    idx = os.path.join(tmp, "sorted_idx.npy")
+    ok = rc == 0 and os.path.exists(kdst) and os.path.exists(idx) and \
+        np.array_equal(np.load(kdst), np.sort(keys, kind="stable")) and \
+        np.array_equal(np.load(idx).astype(np.int64), np.argsort(keys, kind="stable"))
+    report("PASS" if ok else "FAIL", "gpu .npy end to end: a pairs sort's --output gives the sorted keys and the stable argsort",
+           "" if ok else f"exit {rc} {tail(out + err)}")
 
 
 def main():
@@ -356,6 +418,7 @@ def main():
             npy_file_tests(build, tmp)
             plot_tests(tmp)
             notes_tests()
+            fuzz_tests(build, tmp)
         print("== GPU part", flush=True)
         has_gpu, why = gpu_present(build)
         jobs = gpu_jobs(build, args.quick, args.grade, shutil.which("compute-sanitizer") is not None)
