@@ -13,15 +13,15 @@
 // Library top-k: CCCL added cub::DeviceTopK (an AIR-style radix select; its documentation says
 // "version added 3.3.0"). The toolkit here ships CUB 3.0 (CUB_VERSION 300001), which does not have
 // it: when built against CUB >= 3.3 this file times cub::DeviceTopK::MaxPairs instead, followed by
-// a sort of the k results (DeviceTopK returns them unordered). Build with -DTOPK_FORCE_SORT to keep
-// the sort bar on a newer CUB. That path has never been compiled here (no CUB 3.3 on our machines).
+// a sort of the k results (DeviceTopK returns them unordered). That path has never been compiled
+// here (no CUB 3.3 on our machines).
 //
 // Build alone:  nvcc -O3 -arch=native -o cub_topk 00_cub_sort.cu
 // Run:          ./cub_topk --n 2^28 --k 1024      ./cub_topk --test      ./cub_topk --help
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/version.cuh>
 
-#if CUB_VERSION >= 300300 && !defined(TOPK_FORCE_SORT) && __has_include(<cub/device/device_topk.cuh>)
+#if CUB_VERSION >= 300300 && __has_include(<cub/device/device_topk.cuh>)
 #include <cub/device/device_topk.cuh>
 #define TOPK_HAVE_CUB_TOPK 1
 #else

@@ -1,5 +1,8 @@
 // 03_blelloch_padded — the same Blelloch tree, with shared memory padded against bank conflicts.
 //
+// Build alone:  nvcc -O3 -arch=native -o padded 03_blelloch_padded.cu
+// Run:          ./padded --n 2048 --padding right       ./padded --test
+//
 // What changed since 02_blelloch: only where slot i lives in shared memory. Shared memory has 32
 // banks of 4-byte words (word w is in bank w % 32); a warp's access takes one pass per distinct
 // word in the busiest bank. In the tree, level d has the threads of a warp touching slots
@@ -25,8 +28,6 @@
 // All three are correct scans (padding only moves slots); only the conflict counts differ.
 // Limit: one block, n <= 2048.
 //
-// Build alone:  nvcc -O3 -arch=native -o padded 03_blelloch_padded.cu
-// Run:          ./padded --n 2048 --padding right       ./padded --test
 #include "blelloch.cuh"
 #include "lesson.cuh"
 

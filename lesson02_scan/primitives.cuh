@@ -74,17 +74,11 @@ __device__ __forceinline__ T block_exclusive_scan(T x, T identity, T& total, T* 
 // this course measures (sm_90) its cost grows with the number of distinct labels in the warp:
 // on uniform 8- or 11-bit digits (20 to 32 distinct per warp) it was the slowest instruction of
 // the radix sort's ranking and of top-k's histograms. BITS ballots cost the same on any input:
-// lane i keeps the lanes that agree with it on every bit. Build with -DMATCH_ANY_INSTRUCTION=1
-// to use the instruction instead and measure the difference (lesson04/lesson01 READMEs).
-#ifndef MATCH_ANY_INSTRUCTION
-#define MATCH_ANY_INSTRUCTION 0
-#endif
+// lane i keeps the lanes that agree with it on every bit. (The one-instruction version,
+// __match_any_sync(kFullMask, label & mask), and what it cost: lesson04_sort/TUNING.md.)
 template <int BITS>
 __device__ __forceinline__ unsigned match_low_bits(uint32_t label) {
     static_assert(BITS >= 1 && BITS <= 32, "a label of 1 to 32 bits");
-#if MATCH_ANY_INSTRUCTION
-    return __match_any_sync(kFullMask, BITS == 32 ? label : label & ((1u << (BITS & 31)) - 1u));
-#else
     unsigned peers = kFullMask;
 #pragma unroll
     for (int b = 0; b < BITS; ++b) {
@@ -93,7 +87,6 @@ __device__ __forceinline__ unsigned match_low_bits(uint32_t label) {
         peers &= bit ? lanes_with_bit : ~lanes_with_bit;
     }
     return peers;
-#endif
 }
 
 }  // namespace scan

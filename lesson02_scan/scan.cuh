@@ -2,8 +2,8 @@
 //
 //   scan::device_scan(d_in, d_out, n, scan::Kind::exclusive);    // int32, uint32 or float
 //
-// One kernel, one pass: each block scans a tile of 6144 elements in registers (48 per thread,
-// loaded as twelve 16-byte vectors, warp-striped so every load instruction is one coalesced 512-byte
+// One kernel, one pass: each block scans a tile of 10240 elements in registers (80 per thread,
+// loaded as twenty 16-byte vectors, warp-striped so every load instruction is one coalesced 512-byte
 // request), then learns the sum of all earlier tiles by decoupled look-back (lookback.cuh) and
 // writes its output. The input is read once and the output written once: the cost of a copy.
 // 06_decoupled_lookback.cu is this version's program; compaction and radix sort include it.
@@ -20,20 +20,15 @@ namespace scan {
 
 namespace detail {
 
-// Tuning knobs (override with -DSCAN_BLOCK=... -DSCAN_VECS=... to experiment). Measured on the
-// H100 at 2^28 int32 (results/ncu/H100_scan_tuning_and_bank_conflicts.txt): 256 x 4 ran 1.001 ms,
-// 128 x 8 0.897, 256 x 8 0.899, 128 x 12 0.883 (CUB 0.877 in the same run): bigger tiles mean
-// fewer look-backs and more bytes in flight per thread; 128 x 12 uses 80 registers, no spills.
-#ifndef SCAN_BLOCK
-#define SCAN_BLOCK 128
-#endif
-#ifndef SCAN_VECS
-#define SCAN_VECS 12
-#endif
-constexpr int kScanBlock = SCAN_BLOCK;  // threads per block
-constexpr int kScanVecs = SCAN_VECS;    // 16-byte vectors per thread
+// The tile: 128 threads x 20 vectors of 4 = 80 elements per thread, 10240 per tile, 128
+// registers, no spills. Bigger tiles mean fewer tiles to look back over and more bytes in flight
+// per thread. Measured on the H100 at 2^28 int32 against CUB in the same run (TUNING.md):
+// 128 x 12 vectors 0.99x, 128 x 16 1.01x, 128 x 20 1.02x, 128 x 24 1.01x, 128 x 32 0.99x,
+// 256 x 8 0.97x, 64 x 32 0.95x.
+constexpr int kScanBlock = 128;   // threads per block
+constexpr int kScanVecs = 20;     // 16-byte vectors per thread
 constexpr int kScanItems = 4 * kScanVecs;
-constexpr int kScanTile = kScanBlock * kScanItems;   // 6144 elements per tile
+constexpr int kScanTile = kScanBlock * kScanItems;   // 10240 elements per tile
 
 // How a tile learns the sum of all tiles before it. Called by warp 0 of the block only, for
 // tile > 0, after the tile published its AGGREGATE; returns the exclusive prefix to every lane.

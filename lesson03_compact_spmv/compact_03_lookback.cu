@@ -1,6 +1,9 @@
 // compact_03_lookback — the best version: one pass, block offsets by decoupled look-back, output
 // staged in shared memory so the writes coalesce.
 //
+// Build alone:  nvcc -O3 -arch=native -o compact03 compact_03_lookback.cu
+// Run:          ./compact03 --n 2^28 --pct 50        ./compact03 --test
+//
 // What changed since compact_02_warp_ballot:
 //  * One kernel instead of count + scan + scatter: a block needs the number of elements that all
 //    EARLIER tiles kept, which is a scan across blocks: decoupled look-back (lesson02's
@@ -28,55 +31,32 @@
 //     row and per element had cost ~10 instructions per element);
 //   * the byte-packed warp scan instead of four ballots per row (~2 instead of ~8-11 per element);
 //   * the copy-out through two stepped pointers (~4 instead of ~8 per kept element).
-// Then registers: MIN_BLOCKS=8 caps them at 64 (4 bytes spill) so 8 blocks of 128 fit on an SM.
+// Then registers: __launch_bounds__(128, 8) caps them at 64 (4 bytes spill) so 8 blocks fit on an
+// SM (7 blocks: 2 % slower).
 // Cost model: read 4n, write 4*kept, plus 8 bytes of status per tile and one memset of them: the
 // same bytes as CUB. Per tile: one atomic, one look-back, 3 barriers, kept coalesced 4-byte stores.
-// Measured (H100, 2^28 int32, probe 2026-11-23 ~16:20 UTC, two rounds, cub::DeviceSelect::If in
-// the same run; the sweep is in README.md):
-//   first look-back version (ballots, 6 blocks/SM)   0.678 ms at 10 % kept (0.90x CUB's 0.607),
-//                                                    0.799 ms at 50 % (0.93x CUB's 0.741)
-//   + the three instruction cuts                    0.592 / 0.731 ms (1.03x / 1.01x)
-//   + 8 blocks per SM (this file)                   0.551 / 0.685 ms (1.10x / 1.08x)
-// Tried, not kept: 7 blocks per SM 0.568 / 0.697 ms; tile = blockIdx.x as CUB does (no atomic,
-// but no start-order guarantee) 0.583 / 0.719; persistent blocks that fetch their next tile number
-// while copying out 0.583 / 0.748; 256 threads x 24 elements 0.582 / 0.719. On the first version
-// (ballots): 16-byte copy-out 0.684 / 0.801 ms; staging while warp 0 looks back (one barrier
-// fewer) 0.690 / 0.822; 256 or 384 threads with the same tile 0.706-0.727 / 0.845-0.864; VECS=16
-// with 4 blocks per SM 0.757 / 0.876.
+// Measured (H100, 2^28 int32): 1.10x cub::DeviceSelect::If at 10 % kept, 1.08x at 50 %, in the
+// same run; TUNING.md has the steps and what was tried and dropped.
 // Limits: n <= 2^31 - 1 (32-bit tile counts and offsets); the staged tile (4 * tile bytes) lives
-// in static shared memory, so THREADS * 4 * VECS must stay under 12288 elements.
+// in static shared memory, so the tile must stay under 12288 elements.
 //
-// Build alone:  nvcc -O3 -arch=native -o compact03 compact_03_lookback.cu
-// Run:          ./compact03 --n 2^28 --pct 50        ./compact03 --test
 #include "compact.cuh"
 
-// Tuning knobs (override with -DCOMPACT_THREADS=.. -DCOMPACT_VECS=.. -DCOMPACT_MIN_BLOCKS=.. to
-// measure variants; the header says which ones were tried). The tile is THREADS * 4 * VECS
-// elements and is staged in static shared memory, so it must stay under 48 KB (12288 elements).
-#ifndef COMPACT_THREADS
-#define COMPACT_THREADS 128   // threads per block (a multiple of 32, at most 1024)
-#endif
-#ifndef COMPACT_VECS
-#define COMPACT_VECS 12       // 16-byte vectors per thread: 48 elements per thread
-#endif
-#ifndef COMPACT_MIN_BLOCKS
-#define COMPACT_MIN_BLOCKS 8  // blocks per SM asked of ptxas (__launch_bounds__): caps the registers at 64
-#endif
-
-constexpr int kThreads = COMPACT_THREADS, kWarps = kThreads / 32;
-constexpr int kVecs = COMPACT_VECS;             // rows of 4 elements per thread
+// The tile is staged in static shared memory, so it must stay under 48 KB (12288 elements).
+// 128 threads x 48 elements: 256 x 24 (the same tile) was 6 % slower, 16 rows with 4 blocks per
+// SM 10 % slower (TUNING.md).
+constexpr int kThreads = 128, kWarps = kThreads / 32;
+constexpr int kVecs = 12;                       // rows of 4 elements per thread
 constexpr int kItems = 4 * kVecs;               // elements per thread
 constexpr int kTile = kThreads * kItems;        // elements per block (6144 by default)
 constexpr int kWarpItems = 32 * kItems;         // consecutive elements per warp
 constexpr int kWords = (kVecs + 3) / 4;         // keep-flag words: one byte per row (compact.cuh)
-static_assert(kThreads % 32 == 0 && kThreads >= 32 && kThreads <= 1024, "COMPACT_THREADS: a multiple of 32, <= 1024");
-static_assert(kVecs >= 1 && kVecs <= 16, "COMPACT_VECS: 1 to 16");
 static_assert(size_t(kTile) * 4 + 64 <= 48 * 1024, "the staged tile must fit in 48 KB of static shared memory");
 
 // kStageBarrier = false is the pitfall of wrong/compact_stage_no_barrier.cu (the barrier between
 // staging and copying out left out).
 template <bool kAligned, bool kStageBarrier = true>
-__global__ void __launch_bounds__(kThreads, COMPACT_MIN_BLOCKS)
+__global__ void __launch_bounds__(kThreads, 8)   // 8 blocks per SM: registers capped at 64
 lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* __restrict__ count,
                  size_t n, uint32_t pct, unsigned tiles, lookback::State st) {
     __shared__ unsigned s_tile;
@@ -197,7 +177,7 @@ void compact_lookback(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, si
     CUDA_CHECK_LAST();
 }
 
-#ifndef COMPACT_03_NO_MAIN   // wrong/compact_stage_no_barrier.cu includes this file for its kernel
+#ifndef COURSE_NO_MAIN   // wrong/compact_stage_no_barrier.cu includes this file for its kernel
 int main(int argc, char** argv) {
     compact::Limits lim;
     lim.huge_test = true;

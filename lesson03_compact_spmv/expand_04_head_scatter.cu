@@ -1,6 +1,9 @@
 // expand_04_head_scatter — expansion without a walk: each item writes only its FIRST output (its
 // "head"), and an inclusive max-scan over the outputs fills in the rest of every run.
 //
+// Build alone:  nvcc -O3 -arch=native -o expand04 expand_04_head_scatter.cu
+// Run:          ./expand04 --n 2^26 --dist uniform        ./expand04 --test
+//
 // What changed since expand_03_group_offsets: the passes before the expand kernel are the same
 // (one offset per 32 items, a partition into pieces of 4096 path steps), but the kernel no longer
 // walks the merge path. expand_03's walk is a chain: each step compares the next output with the
@@ -19,40 +22,22 @@
 // on the one before;
 // per item: one scattered store. A block with no item end inside (the middle of a huge count)
 // skips all of it and writes its one item number. The same 8n + 4 total bytes as expand_03.
-// Measured (H100, 2026-11-23 ~19:20 UTC, sweep; ms, 2^26 unless stated; the best earlier version
-// of each distribution from the ~19:10 sweep): uniform 1.078 (expand_02 1.145), zeros 2^24 0.1787
-// (0.2042), power-law 0.6213 (expand_03 0.7142), one 2^24 0.1902 (0.2696). As output bytes over a
-// copy of the same bytes: 33 / 23 / 24 / 48 % (expand_02/03: 32 / 20 / 21 / 34 %).
-// Shapes probed at 2^26 (uniform / zeros / power-law / one): 256 x 16 with 6 blocks per SM (40
-// registers, kept) 1.078 / 0.623 / 0.622 / 0.670; no minimum (72 registers, 3 blocks) 1.282 /
-// 0.737 / 0.736 / 0.697; 5 blocks (a 4-byte spill) 1.122 / 0.642 / 0.640 / 0.680; 256 x 32 at 3
-// blocks 1.159 / 0.731 / 0.727 / 0.903; 512 x 16 at 3 blocks 1.147 / 0.663 / 0.662 / 0.744; without
-// the one-item shortcut (72 registers) one took 1.198.
+// Measured (H100, 2^26 uniform counts): 6.65x Thrust's expand, 33 % of a copy on output bytes;
+// TUNING.md has the other distributions and the block shapes tried.
 // Limits: as expand_02 (n <= 2^31 - 1, total <= 2^32 - 1).
 //
-// Build alone:  nvcc -O3 -arch=native -o expand04 expand_04_head_scatter.cu
-// Run:          ./expand04 --n 2^26 --dist uniform        ./expand04 --test
 #include "compact.cuh"
 
 using expand::padded;
 
-// Knobs: threads per block and outputs (path steps) per thread.
-#ifndef EXPAND04_THREADS
-#define EXPAND04_THREADS 256
-#endif
-#ifndef EXPAND04_ITEMS
-#define EXPAND04_ITEMS 16
-#endif
-#ifndef EXPAND04_MIN_BLOCKS
-#define EXPAND04_MIN_BLOCKS 6    // __launch_bounds__ blocks per SM: 40 registers, no spill (header)
-#endif
-constexpr int kThreads = EXPAND04_THREADS;
-constexpr int kItems = EXPAND04_ITEMS;
+// 256 threads x 16 path steps, 6 blocks per SM (40 registers, no spill). Measured alternatives
+// at 2^26 uniform: no register cap 1.282 ms (vs 1.078), 256 x 32 1.159, 512 x 16 1.147.
+constexpr int kThreads = 256;
+constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) per block
-static_assert(kThreads % 32 == 0 && kThreads <= 1024, "EXPAND04_THREADS: whole warps");
-static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "EXPAND04_THREADS x EXPAND04_ITEMS: over 48 KB of shared memory");
+static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "the tile must fit in 48 KB of shared memory");
 
-__global__ void __launch_bounds__(kThreads, course::min_blocks_that_fit(EXPAND04_MIN_BLOCKS, kThreads))
+__global__ void __launch_bounds__(kThreads, course::min_blocks_that_fit(6, kThreads))
 expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __restrict__ starts,
                 int32_t* __restrict__ out) {
     __shared__ int32_t s_out[kTile + kTile / 32];   // item number per output of this block (padded)

@@ -1,5 +1,8 @@
 // spmv_04_adaptive — rows binned by length, each bin processed by a matching unit of threads;
-// the matrix read in aligned 16-byte chunks.
+// the matrix read in chunks of 4 entries, several in flight per lane.
+//
+// Build alone:  nvcc -O3 -arch=native -o spmv04 spmv_04_adaptive.cu -lcusparse
+// Run:          ./spmv04 --gen powerlaw --n 2^22 --type float64      ./spmv04 --test
 //
 // What changed: versions 01 and 02 give every row the same unit (a thread, a warp), which is
 // wrong for most rows of most matrices: a thread is too small for a row of 100 entries (uncoalesced,
@@ -14,98 +17,41 @@
 // is a comparison in registers. Long rows are done first, behind one barrier, so that no warp
 // waits at a barrier for a slow neighbour's medium rows.
 //
-// The loads. A "chunk" is 4 consecutive entries of the whole matrix starting at a multiple of 4:
-// 16 aligned bytes of column indices and 16 (float) or 32 (double) of values, one vector load
-// each (int4, float4 or 2 x double2) instead of 4 scalar loads. A row [begin, end) touches chunks
-// begin/4 .. (end-1)/4; entries of a chunk outside the row (a neighbour's, read because they share
-// the 16 bytes) are masked (column -1, value 0; no x read). Lane l of a row's group takes chunks
-// cb + l, cb + l + W, ...: the group reads its row side by side, a warp reads 32 / W consecutive
-// rows as one contiguous stretch. Each group handles kRowsPerGroup rows, every chunk of every row
-// loaded before the first product is formed.
-// Cost model: one launch; the matrix read once from DRAM (the masked neighbour entries are the
-// neighbour's bytes, already on their way to the same SM: they cost L1/L2 bandwidth, not DRAM);
-// 4x fewer load instructions for the matrix than scalar loads, so the same bytes in flight need
-// fewer threads and fewer registers; log2(W) shuffle steps per short row (2 for 16 a row,
-// against 3 before with W = 8 and scalar loads, half of them predicated off).
-// Measured on the H100 (results/logs/H100_variants_final.txt, 2^22 rows x 16, float32): the same
-// kernel with scalar loads (-DSPMV04_VEC=0) was faster on banded (0.2455 vs 0.3270 ms), random and
-// power-law, so as built the 16-byte loads do not pay off.
-// Knobs (macros with defaults, for measuring variants): SPMV04_CHUNKS (2), SPMV04_ROWS (2),
-// SPMV04_W (0 = automatic), SPMV04_VEC (1; 0 = the same chunks with scalar loads), SPMV04_BLOCK (256),
-// SPMV04_MIN_BLOCKS (1: registers as the compiler likes, 60 for float on sm_90 = 4 blocks per SM).
+// The loads. A "chunk" is 4 consecutive entries of the whole matrix starting at a multiple of 4;
+// a row [begin, end) touches chunks begin/4 .. (end-1)/4, and a chunk's entries outside the row
+// are masked (column -1, value 0; no x read). Lane l of a row's group takes chunks cb + l,
+// cb + l + W, ...: the group reads its row side by side, a warp reads 32 / W consecutive rows as
+// one contiguous stretch. Each group handles 2 rows, every chunk of both loaded before the first
+// product is formed (more loads in flight per thread).
+// Cost model: one launch; the matrix read once; log2(W) shuffle steps per short row.
+// Measured on the H100 (2^22 rows x 16, float32): 1.02x cuSPARSE on random columns. Loading each
+// chunk as one 16-byte vector instead of 4 scalars was slower on every family (banded 0.327 vs
+// 0.246 ms): the vector path is gone, TUNING.md keeps its numbers.
 // Limits: a block owns its long rows alone, so one row holding half the matrix (giant_row) runs
 // on one SM while the others idle. Version 05 (merge path) splits work by nonzeros AND rows.
-// The last chunk of the matrix (it could run past nnz) and arrays not 16-byte aligned take scalar
-// loads: no byte outside the arrays is read.
 //
-// Build alone:  nvcc -O3 -arch=native -o spmv04 spmv_04_adaptive.cu -lcusparse
-// Run:          ./spmv04 --gen powerlaw --n 2^22 --type float64      ./spmv04 --test
 #include "spmv.cuh"
 
-// Tuning knobs (defaults first; the lead measures variants with -D, see README.md, Part 3):
-#ifndef SPMV04_BLOCK
-#define SPMV04_BLOCK 256          // threads per block
-#endif
-#ifndef SPMV04_CHUNKS
-#define SPMV04_CHUNKS 2           // 4-entry chunks per lane per row in one step (loads in flight)
-#endif
-#ifndef SPMV04_ROWS
-#define SPMV04_ROWS 2             // rows per group of lanes per block, all loaded before any is used
-#endif
-#ifndef SPMV04_W
-#define SPMV04_W 0                // lanes per short row: 0 = chosen from the mean row length
-#endif
-#ifndef SPMV04_MIN_BLOCKS
-#define SPMV04_MIN_BLOCKS 1       // __launch_bounds__ minimum blocks per SM (caps the registers)
-#endif
-#ifndef SPMV04_VEC
-#define SPMV04_VEC 0              // 1: 16-byte loads of aligned chunks; 0: the same chunks, scalar loads
-#endif
-
-constexpr int kBlock = SPMV04_BLOCK;
-constexpr int kChunks = SPMV04_CHUNKS;
-constexpr int kRowsPerGroup = SPMV04_ROWS;
-constexpr int kVec = 4;             // entries per chunk: 16 bytes of column indices
+constexpr int kBlock = 256;         // threads per block
+constexpr int kChunks = 2;          // chunks per lane per row loaded before use (loads in flight)
+constexpr int kRowsPerGroup = 2;    // rows per group of lanes, all loaded before any is used
+constexpr int kVec = 4;             // entries per chunk
 constexpr int kMediumMax = 2048;    // longer rows (not short) go to the whole block
-static_assert(kBlock % 32 == 0 && kBlock >= 32 && kBlock <= 1024, "SPMV04_BLOCK: a multiple of 32, <= 1024");
-static_assert(kChunks >= 1 && kRowsPerGroup >= 1, "SPMV04_CHUNKS and SPMV04_ROWS: >= 1");
 
 // Chunk `chunk` = entries [4 chunk, 4 chunk + 4) of the whole matrix, of which only those inside
-// the row [begin, end) count: the others (a neighbour row's, loaded because they share the aligned
-// 16 bytes) get column -1 and value 0. A chunk that is not active, or whose 16 bytes would run past
-// nnz (the matrix's last chunk), falls back to scalar loads of its in-row entries only, so no byte
-// outside the arrays is ever read.
-template <bool kVecLoads, class T>
-__device__ __forceinline__ void load_chunk(bool active, int64_t chunk, int64_t begin, int64_t end, int64_t nnz,
+// the row [begin, end) are loaded: the others get column -1 and value 0, so no byte outside the
+// row (and none outside the arrays) is read.
+template <class T>
+__device__ __forceinline__ void load_chunk(bool active, int64_t chunk, int64_t begin, int64_t end,
                                            const int* __restrict__ col, const T* __restrict__ val, int (&c)[kVec],
                                            T (&v)[kVec]) {
     const int64_t base = chunk * kVec;
-    if (kVecLoads && active && base + kVec <= nnz) {
-        const int4 cc = __ldg(reinterpret_cast<const int4*>(col) + chunk);
-        T vv[kVec];
-        if constexpr (std::is_same_v<T, float>) {
-            const float4 f = __ldg(reinterpret_cast<const float4*>(val) + chunk);
-            vv[0] = f.x; vv[1] = f.y; vv[2] = f.z; vv[3] = f.w;
-        } else {
-            const double2 a = __ldg(reinterpret_cast<const double2*>(val) + 2 * chunk);
-            const double2 b = __ldg(reinterpret_cast<const double2*>(val) + 2 * chunk + 1);
-            vv[0] = a.x; vv[1] = a.y; vv[2] = b.x; vv[3] = b.y;
-        }
-        const int ci[kVec] = {cc.x, cc.y, cc.z, cc.w};
 #pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-            const bool in = base + e >= begin && base + e < end;
-            c[e] = in ? ci[e] : -1;
-            v[e] = in ? vv[e] : T(0);
-        }
-    } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) {
-            const int64_t k = base + e;
-            const bool in = active && k >= begin && k < end;   // k < end <= nnz: in bounds
-            c[e] = in ? spmv::ldg(col + k) : -1;
-            v[e] = in ? spmv::ldg(val + k) : T(0);
-        }
+    for (int e = 0; e < kVec; ++e) {
+        const int64_t k = base + e;
+        const bool in = active && k >= begin && k < end;   // k < end <= nnz: in bounds
+        c[e] = in ? spmv::ldg(col + k) : -1;
+        v[e] = in ? spmv::ldg(val + k) : T(0);
     }
 }
 
@@ -121,8 +67,8 @@ __device__ __forceinline__ T chunk_dot(const int (&c)[kVec], const T (&v)[kVec],
 
 // Partial sum of row [begin, end) by `kLanes` threads numbered `me`: lane me takes chunks
 // cb + me, cb + me + kLanes, ..., kChunks of them loaded before any is used.
-template <int kLanes, bool kVecLoads, class T>
-__device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, int64_t nnz, const int* __restrict__ col,
+template <int kLanes, class T>
+__device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, const int* __restrict__ col,
                                          const T* __restrict__ val, const T* __restrict__ x) {
     const int64_t cb = begin / kVec, ce = (end + kVec - 1) / kVec;
     T sum = T(0);
@@ -132,7 +78,7 @@ __device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, int
 #pragma unroll
         for (int u = 0; u < kChunks; ++u) {
             const int64_t ch = ch0 + int64_t(u) * kLanes;
-            load_chunk<kVecLoads>(ch < ce, ch, begin, end, nnz, col, val, c[u], v[u]);
+            load_chunk(ch < ce, ch, begin, end, col, val, c[u], v[u]);
         }
 #pragma unroll
         for (int u = 0; u < kChunks; ++u) sum += chunk_dot(c[u], v[u], x);
@@ -140,9 +86,9 @@ __device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, int
     return sum;
 }
 
-template <int W, bool kVecLoads, class T>
-__global__ void __launch_bounds__(kBlock, SPMV04_MIN_BLOCKS)
-adaptive_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
+template <int W, class T>
+__global__ void __launch_bounds__(kBlock, 1)
+adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,
               const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {
     constexpr int kGroups = kBlock / W;                        // groups of W lanes in the block
     constexpr int kRowsPerBlock = kGroups * kRowsPerGroup;
@@ -182,7 +128,7 @@ adaptive_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __r
     const int n_long = s_long_count;   // the same for every thread: the loop below is block-uniform
     for (int i = 0; i < n_long; ++i) {
         const int r = s_long[i];
-        T sum = partial_row<kBlock, kVecLoads>(row_ptr[r], row_ptr[r + 1], threadIdx.x, nnz, col, val, x);
+        T sum = partial_row<kBlock>(row_ptr[r], row_ptr[r + 1], threadIdx.x, col, val, x);
         sum = spmv::group_sum<32>(sum);
         if (lane == 0) s_warp_sum[warp] = sum;
         __syncthreads();
@@ -208,7 +154,7 @@ adaptive_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __r
 #pragma unroll
             for (int u = 0; u < kChunks; ++u) {
                 const int64_t ch = cb + in_group + int64_t(u) * W;
-                load_chunk<kVecLoads>(is_short[q] && ch < ce, ch, begin[q], end[q], nnz, col, val, c[q][u], v[q][u]);
+                load_chunk(is_short[q] && ch < ce, ch, begin[q], end[q], col, val, c[q][u], v[q][u]);
             }
         }
 #pragma unroll
@@ -231,7 +177,7 @@ adaptive_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __r
             pending &= pending - 1;
             const int64_t b = __shfl_sync(0xFFFFFFFFu, begin[q], src), e = __shfl_sync(0xFFFFFFFFu, end[q], src);
             const int64_t r = __shfl_sync(0xFFFFFFFFu, row[q], src);
-            T sum = partial_row<32, kVecLoads>(b, e, lane, nnz, col, val, x);
+            T sum = partial_row<32>(b, e, lane, col, val, x);
             sum = spmv::group_sum<32>(sum);
             if (lane == 0) y[r] = sum;
         }
@@ -241,14 +187,8 @@ adaptive_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __r
 template <int W, class T>
 void launch(const spmv::Csr<T>& A, const T* x, T* y) {
     static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0 && kBlock % W == 0, "W: a power of two <= 32");
-    // 16-byte loads need 16-byte aligned arrays (cudaMalloc gives 256); anything else (a student's
-    // sub-array view) takes the scalar path, same chunks, same result.
-    const bool aligned = reinterpret_cast<uintptr_t>(A.col) % 16 == 0 && reinterpret_cast<uintptr_t>(A.val) % 16 == 0;
     const unsigned blocks = course::blocks_for(A.rows, kBlock / W * kRowsPerGroup);
-    if (SPMV04_VEC && aligned)
-        adaptive_spmv<W, true, T><<<blocks, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y);
-    else
-        adaptive_spmv<W, false, T><<<blocks, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y);
+    adaptive_spmv<W, T><<<blocks, kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();
 }
 
@@ -258,12 +198,9 @@ void spmv_adaptive(const spmv::Csr<T>& A, const T* x, T* y) {
     // Group width: the smallest power of two (1 .. 16) whose kChunks chunks per lane cover twice
     // the mean row length: with the defaults (2 chunks) 16 entries a row give W = 4, one aligned
     // chunk per lane, and every row of up to 29 entries, however aligned, stays in the short bin.
-    int w = SPMV04_W;
-    if (w == 0) {
-        const double mean = double(A.nnz) / double(A.rows);
-        w = 1;
-        while (w < 16 && double(w) * kChunks * kVec < 2.0 * mean) w *= 2;
-    }
+    const double mean = double(A.nnz) / double(A.rows);
+    int w = 1;
+    while (w < 16 && double(w) * kChunks * kVec < 2.0 * mean) w *= 2;
     switch (w) {
         case 1: launch<1>(A, x, y); break;
         case 2: launch<2>(A, x, y); break;

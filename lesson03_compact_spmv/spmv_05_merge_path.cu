@@ -1,5 +1,8 @@
 // spmv_05_merge_path — merge-based SpMV (Merrill & Garland, SC16): balanced whatever the rows.
 //
+// Build alone:  nvcc -O3 -arch=native -o spmv05 spmv_05_merge_path.cu -lcusparse
+// Run:          ./spmv05 --gen giant_row --n 2^22      ./spmv05 --test
+//
 // What changed: version 03 split the work by nonzeros (balanced, but a matrix of mostly empty
 // rows still gives one thread thousands of rows to write), version 04 by rows (fast on regular
 // rows, but one giant row lands on one block). Merge path splits the SUM of both: think of
@@ -35,80 +38,25 @@
 // differ in the last bits from run to run (the order of the atomic additions varies).
 // What a thread pays beyond its items' loads: one binary search in shared memory (log2 of the
 // tile), three barriers, a 5-step shuffle reduction and at most one shared atomic, the same
-// whatever its item count: more items per thread (SPMV05_ITEMS_F32 / _F64, below) amortize
-// them, at the price of registers and shared memory (block x items x (4 + 2 sizeof(T)) bytes,
-// capped at 48 KB), hence fewer blocks per SM.
-// Why the tile is staged this way: the main kernel is latency-bound, so what counts is round
-// trips per tile and blocks per SM. Loading kI row ends per thread next to the columns and values
-// took 64 registers (4 blocks per SM), and its SASS (sm_90) interleaved the loads with the shared
-// stores (~10 loads in flight before the first store waited) and sent the x gathers in two
-// batches. Row ends two per thread per round (a tile rarely has more than 512 rows) and the
-// gathers unpredicated in one batch give two round trips per tile (SASS: LDGx24, LDGx11) and 56
-// registers, 48 with __launch_bounds__(256, 5): 5 blocks per SM, no spill.
+// whatever its item count: more items per thread amortize them, at the price of registers and
+// shared memory (block x items x (4 + 2 sizeof(T)) bytes, capped at 48 KB), hence fewer blocks per SM.
+// Measured on the H100 (2^22 rows x 16, float32): 1.10x cuSPARSE on banded rows, 0.94x on
+// power-law and random columns (gathering x is what is left; TUNING.md has the per-kernel split).
 //
-// Build alone:  nvcc -O3 -arch=native -o spmv05 spmv_05_merge_path.cu -lcusparse
-// Run:          ./spmv05 --gen giant_row --n 2^22      ./spmv05 --test
-//
-// Measured on the H100 (CUDA 13.0, probe of 2026-11-23 ~18:40 UTC, 2^22 rows x 16, ms, median of
-// repeats, mean of two rounds, cuSPARSE and spmv_04 in the same run):
-//                                          banded f32  random f32  power-law f32  power-law f64
-//   cuSPARSE (spmv_00)                       0.2464      0.5961      0.5851         0.8552
-//   spmv_04                                  0.2454      0.5827      0.7289         1.3065
-//   this version                             0.2231      0.6337      0.6278         1.0078
-//   before: kI row ends staged, 64-bit search, 64 regs, even partition
-//                                            0.3228      0.6321      0.6185         1.0120
-//   lean staging alone (56 regs)             0.2431      0.6305      0.6164         1.0021
-//   lean, MIN_BLOCKS=5 (48 regs)             0.2336      0.6386      0.6256         1.0018
-//   guess partition alone                    0.3179      0.6267      0.6215         1.0178
-// Banded takes 31% less time (now 1.10x cuSPARSE and spmv_04); random +0.3%, power-law +1.5%
-// (float32) and -0.4% (float64) against before: power-law 0.93x cuSPARSE, still our best there.
-// The sweep of this code (~19:00 UTC, results/): 0.2240 / 0.6331 / 0.6243 / 1.0135 ms, cuSPARSE
-// 0.2458 / 0.5962 / 0.5850 / 0.8587: banded 1.10x, power-law 0.94x.
-// Kernel split (ncu, float32): banded partition 11.1 -> 6.1 us, main kernel 353 -> 224 us;
-// power-law partition 11.5 -> 14.9 us (likely: its boundaries are far from the straight line, so
-// the first step shrinks the interval 4-fold instead of 8-fold, and every step shuffles 64-bit
-// bounds), main kernel 599 -> 602 us. Passed the full --test battery (87 cases) and memcheck /
-// racecheck (banded, power-law, empty_rows, giant_row) on the H100.
-// Tried and not kept (same probe): MIN_BLOCKS=6 (40 registers) 0.2348 / 0.9000 / 0.9313 / 1.0181
-// and MIN_BLOCKS=5 with 13 items per thread (48 registers) 0.2353 / 0.8909 / 0.9195 / 1.0014:
-// random and power-law ~0.90 ms; 128-thread tiles with MIN_BLOCKS=10 0.2297 / 0.6444 / 0.6304 /
-// 1.0267: against 256 threads at MIN_BLOCKS=5, faster on banded only.
-// Earlier steps (single-case probes, same day, the previous staging): 11 items instead of 7
-// (banded 0.3469 -> 0.3229 ms), warp-combined open sums (power-law 0.6335 -> 0.6241).
 #include "spmv.cuh"
 
-// Tuning knobs (defaults first; the lead measures variants with -D, see README.md, Part 3). The tile
-// is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per item), so
-// block x items is capped by the 48 KB of static shared memory: float <= 4096 items, double <= 2457.
-#ifndef SPMV05_BLOCK
-#define SPMV05_BLOCK 256
-#endif
-#ifndef SPMV05_ITEMS_F32
-#define SPMV05_ITEMS_F32 11       // merge items per thread, float32 (odd: fewer bank conflicts)
-#endif
-#ifndef SPMV05_MIN_BLOCKS
-#define SPMV05_MIN_BLOCKS 5       // __launch_bounds__ minimum blocks per SM: 48 registers, no spill (header)
-#endif
-#ifndef SPMV05_SEARCH_LANES
-#define SPMV05_SEARCH_LANES 8     // lanes searching one tile boundary together (2, 4, 8, 16)
-#endif
-#ifndef SPMV05_WARP_COMBINE
-#define SPMV05_WARP_COMBINE 1     // 0: one shared atomic per thread for its open sum
-#endif
-#ifndef SPMV05_ITEMS_F64
-#define SPMV05_ITEMS_F64 5        // merge items per thread, float64
-#endif
-
-constexpr int kBlock = SPMV05_BLOCK;
-template <class T> constexpr int kItems = sizeof(T) == 4 ? SPMV05_ITEMS_F32 : SPMV05_ITEMS_F64;
+// The tile is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per
+// item), so block x items is capped by the 48 KB of static shared memory.
+constexpr int kBlock = 256;   // threads per block (128 with 10 blocks per SM: faster on banded only)
+// Merge items per thread: 11 for float (7 was 7% slower on banded; 13 slower on random), 5 for double.
+template <class T> constexpr int kItems = sizeof(T) == 4 ? 11 : 5;
 template <class T> constexpr int kTile = kBlock * kItems<T>;
-static_assert(kBlock % 32 == 0 && kBlock >= 32 && kBlock <= 1024, "SPMV05_BLOCK: a multiple of 32, <= 1024");
-static_assert(SPMV05_ITEMS_F32 >= 1 && SPMV05_ITEMS_F64 >= 1, "SPMV05_ITEMS_*: >= 1");
-static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F32: over 48 KB of shared memory");
-static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "SPMV05_BLOCK x SPMV05_ITEMS_F64: over 48 KB of shared memory");
-// The blocks per SM asked of __launch_bounds__, within the SM's thread limit (5 x 256 is more than
-// a Turing SM holds).
-constexpr int kMinBlocks = course::min_blocks_that_fit(SPMV05_MIN_BLOCKS, kBlock);
+static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "float tile over 48 KB of shared memory");
+static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "double tile over 48 KB of shared memory");
+// Blocks per SM asked of __launch_bounds__: 5 caps the registers at 48 with no spill (6: 40
+// registers, random and power-law 40% slower). Clamped to the SM's thread limit (a Turing SM
+// holds fewer than 5 x 256 threads).
+constexpr int kMinBlocks = course::min_blocks_that_fit(5, kBlock);
 
 // Row coordinate of every tile boundary: boundary t is diagonal min(t * tile, rows + nnz). A
 // GROUP of kSearchLanes (G) lanes per boundary probes G row ends at once; each step is a DRAM round
@@ -123,9 +71,9 @@ constexpr int kMinBlocks = course::min_blocks_that_fit(SPMV05_MIN_BLOCKS, kBlock
 // this search took 24.7 us with 32 lanes against 10.7 with 8 (2^22 x 16, ~40k boundaries).
 // It also zeroes y[r] for each boundary row r: the tiles on both sides of a boundary add their
 // parts of row r into y[r] with atomics (see merge_path_spmv), and this kernel runs before them.
-constexpr int kSearchLanes = SPMV05_SEARCH_LANES;
+constexpr int kSearchLanes = 8;
 static_assert(kSearchLanes >= 2 && kSearchLanes <= 16 && (kSearchLanes & (kSearchLanes - 1)) == 0,
-              "SPMV05_SEARCH_LANES: 2, 4, 8 or 16");
+              "kSearchLanes: 2, 4, 8 or 16");
 template <class T>
 __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, const int* __restrict__ row_ptr,
                                 int* __restrict__ tile_row, T* __restrict__ y) {
@@ -231,7 +179,6 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     if (dt_end - dt == kI) spmv::merge::walk<kI, true>(s_row_end, s_prod, s_y, i, j, kI, sum);
     else spmv::merge::walk<kI, false>(s_row_end, s_prod, s_y, i, j, dt_end - dt, sum);
     __syncthreads();   // every finished row's partial is stored before the carries are added
-#if SPMV05_WARP_COMBINE
     // The open sums of a warp's lanes first combine per row inside the warp: row i never
     // decreases from lane to lane, so equal rows are runs of lanes, added up by a segmented
     // shuffle reduction (5 steps); only the first lane of each run then does the shared atomic.
@@ -251,12 +198,6 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
             else atomicAdd(&s_carry, sum);                 // the row ends in a later tile
         }
     }
-#else
-    if (dt < dt_end) {
-        if (i < n_rows) atomicAdd(&s_y[i], sum);   // the row ends later in this tile
-        else atomicAdd(&s_carry, sum);              // the row ends in a later tile
-    }
-#endif
     __syncthreads();
     // Row r0 may have begun in an earlier tile, whose carry goes to y[r0] too (zeroed by the
     // partition): add, do not store. Every other finished row is this tile's alone.

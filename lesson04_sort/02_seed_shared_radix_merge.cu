@@ -1,6 +1,9 @@
 // 02_seed_shared_radix_merge — the source post 002's design, written fresh: one block of 32
 // threads sorts up to 4096 keys in shared memory.
 //
+// Build alone:  nvcc -O3 -arch=native -std=c++17 -o seed 02_seed_shared_radix_merge.cu
+// Run:          ./seed --n 4096     ./seed --test
+//
 // The idea (Shane Cook, "CUDA Programming", as summarised in seeds/README.md, post 002):
 //   1. Thread t owns the interleaved list s[t], s[t+32], s[t+64], ... (stride 32: at every step
 //      the 32 threads touch 32 different banks, so shared memory never conflicts).
@@ -24,8 +27,6 @@
 // Limit: n <= 4096 (two 16 KB lists of codes in shared memory; the post's size). Keys: uint32,
 // int32 and float32, sorted as their 32-bit ordered codes (lesson.cuh) and mapped back exactly.
 //
-// Build alone:  nvcc -O3 -arch=native -std=c++17 -o seed 02_seed_shared_radix_merge.cu
-// Run:          ./seed --n 4096     ./seed --test
 #include "comparison.cuh"
 
 constexpr int kLists = 32;          // one warp; one list per thread

@@ -2,6 +2,9 @@
 // 4096 output keys, whatever the run sizes, streaming them through shared memory. Keys and
 // (stable) pairs.
 //
+// Build alone:  nvcc -O3 -arch=native -std=c++17 -o merge_path 05_merge_path.cu
+// Run:          ./merge_path --n 2^28     ./merge_path --type pairs --n 2^28     ./merge_path --test
+//
 // What changed since 04:
 //   * one binary search per 4096 OUTPUT keys instead of one per key: a small partition kernel
 //     finds, for every tile of 4096 outputs, where its diagonal crosses the merge path (how many
@@ -26,93 +29,43 @@
 //   compares: log2(n) per key, as any merge sort; none wasted on padding.
 // What limits it: the pass count (radix sort moves keys 4 times for 32-bit keys, merge sort
 // log2(n/tile) times) and the serial 32-key merge per thread (divergent, latency-bound loads from
-// shared memory). The target: >= 1.00x cub::DeviceMergeSort at 2^28 uint32 (00_cub_merge).
+// shared memory).
 // Partial tiles: the last tile of the tile sort is padded with copies of its LARGEST real key; the
 // sort is stable and the copies come after every real key in input order, so they end after all
 // real keys and are simply not written. No key value is reserved as a sentinel.
 // Keys: uint32, int32, float32, uint64; pairs (uint32 key, uint32 value), stable.
 //
-// The merge kernel, as measured (merge_tiles_lean; the plain merge_tiles above it is the same idea
-// with fewer tricks, -DMERGE_LEAN=0 -DMERGE_ITEMS=16 -DMERGE_THREADS=256 builds it as measured):
-//   * 32 outputs per thread: half the diagonal searches per key of 16, and the searches were the
-//     largest share of the shared-memory loads; 128 threads per block, so a tile is 4096 outputs;
+// The merge kernel:
+//   * 32 outputs per thread: half the diagonal searches per key of 16 (the searches were the
+//     largest share of the shared-memory loads); 128 threads per block, so a tile is 4096 outputs;
 //   * full tiles (every tile but the array's last) take a path without per-element bounds checks;
 //   * the serial merge loads one key from shared memory per output (cmp::serial_merge_select), not
 //     two branches with a load each; pairs gather their values by position afterwards;
 //   * outputs staged per warp: a warp's outputs are contiguous, so it writes them to shared memory
 //     and reads them back striped after __syncwarp(), without a third block-wide barrier.
 //   The tile sort's merge rounds use the same one-load serial merge.
-// Measured (H100, 2^28, median of 10, cub::DeviceMergeSort in the same run; ms):
-//   uint32 keys (2026-11-23 ~16:40 UTC): plain 16-output kernel 18.70 (0.83x CUB's 15.44), lean
-//   17.01 (0.91x), lean with 32 outputs per thread and 256 threads 15.99 (0.97x).
-//   Block shape of that kernel (~18:40 and ~18:50 UTC, two calls, each two rounds): 256 x 32 15.93-15.99
-//   (0.966x), 128 x 32 15.73-15.76 (0.980x, kept), 512 x 16 17.35-17.44 (0.885x). Pairs 28.5-28.6 ms
-//   whatever the shape (1.09x CUB's 31.09). Sweep (~19:00 UTC): 15.751 vs 15.449, 0.98x.
-//   Tried, not kept: minimum blocks per SM through __launch_bounds__ (MERGE_MIN_BLOCKS=6 helped the
-//   16-output kernel, 16.29 ms, but made the 32-output one spill: 16.52 ms, pairs 60.9 ms; =4 at
-//   256 x 32: 15.92-16.02 ms, pairs 34.5); 2 tile-sort blocks per SM (SORT_MIN_BLOCKS=2: no change);
-//   warp barriers instead of block barriers in the tile sort's first five merge rounds, whose run
-//   pairs lie inside one warp (16.03 ms at 256 x 32, 15.80 at 128 x 32: no gain); persistent blocks
-//   prefetching the next tile with cp.async 18.95 ms (0.82x); a tile sort twice as large (16384
-//   keys, one merge pass fewer) 18.43 ms with the plain kernel (0.84x).
-// Where the last 2 % goes (ncu, one 2^28 uint32 sort, 256 x 32 shape, kernel durations):
-//   ours 15.80 ms = tile sort 3.91 + 15 merges 11.41 (761 us each) + 15 partitions 0.48;
-//   CUB 14.58 ms = block sort 2.34 + 16 merges 11.36 (710 us each) + 16 partitions 0.88.
-//   The merges cost the same in all (one pass fewer, each 7 % slower); the tile sort is the gap:
-//   ours sorts 8192-key tiles in 9 merge rounds at 3.91 ms, CUB's 4352-key tiles in 8 at 2.34 ms.
+// Measured (H100, 2^28 uint32): 0.98x cub::DeviceMergeSort in the same run, pairs 1.09x. Where the
+// last 2 % goes (ncu): the merge passes cost the same as CUB's; our tile sort (8192-key tiles, 9
+// merge rounds) takes 3.9 ms against CUB's block sort 2.3 ms (TUNING.md).
 //
-// Build alone:  nvcc -O3 -arch=native -std=c++17 -o merge_path 05_merge_path.cu
-// Run:          ./merge_path --n 2^28     ./merge_path --type pairs --n 2^28     ./merge_path --test
 #include "comparison.cuh"
 
-// Knobs (the header has the measurements of the variants tried).
-#ifndef MERGE_LEAN
-#define MERGE_LEAN 1        // 1: the lean merge kernel and the one-load serial merge; 0: the plain ones
-#endif
-#ifndef MERGE_THREADS
-#define MERGE_THREADS 128   // threads per merge block
-#endif
-#ifndef MERGE_ITEMS
-#define MERGE_ITEMS 32      // outputs per thread in the global merge (above 16 needs MERGE_LEAN=1)
-#endif
-#ifndef SORT_MIN_BLOCKS
-#define SORT_MIN_BLOCKS 0   // >0: tile-sort blocks per SM the compiler must fit (caps registers)
-#endif
-#ifndef MERGE_MIN_BLOCKS
-#define MERGE_MIN_BLOCKS 0  // >0: the same for the lean merge kernel
-#endif
-// __launch_bounds__(threads, blocks per SM): the compiler caps registers so that `blocks` fit.
-#if SORT_MIN_BLOCKS > 0
-#define SORT_BOUNDS(threads) __launch_bounds__(threads, SORT_MIN_BLOCKS)
-#else
-#define SORT_BOUNDS(threads) __launch_bounds__(threads)
-#endif
-#if MERGE_MIN_BLOCKS > 0
-#define LEAN_BOUNDS(threads) __launch_bounds__(threads, MERGE_MIN_BLOCKS)
-#else
-#define LEAN_BOUNDS(threads) __launch_bounds__(threads)
-#endif
-
-constexpr int kItems = 16;                       // tile sort: keys per thread
-constexpr int kBlock = MERGE_THREADS;
-constexpr int kMergeItems = MERGE_ITEMS;
-constexpr int kTile = kBlock * kMergeItems;     // 4096 by default: merge outputs per block
+constexpr int kItems = 16;                      // tile sort: keys per thread
+// Merge blocks of 128 threads x 32 outputs = 4096-output tiles. Measured at 2^28 uint32 against
+// cub::DeviceMergeSort (H100): 128 x 32 0.98x, 256 x 32 0.97x, 512 x 16 0.89x (TUNING.md).
+constexpr int kBlock = 128;
+constexpr int kMergeItems = 32;
+constexpr int kTile = kBlock * kMergeItems;     // merge outputs per block
 constexpr int kPadded = kTile + kTile / 32;
-constexpr bool kLean = MERGE_LEAN != 0;
 // The tile sort uses as many threads as 48 KB of static shared memory allows: 512 threads (8192
 // keys) for 4-byte keys, 256 (4096) for uint64 keys or pairs. One pass fewer for uint32 keys.
 template <class K, bool kPairs> constexpr int sort_block() {
     return sizeof(K) + (kPairs ? 4 : 0) == 4 ? 512 : 256;
 }
-static_assert(MERGE_LEAN == 0 || MERGE_LEAN == 1, "MERGE_LEAN is 0 or 1");
-static_assert(kBlock % 32 == 0 && kBlock <= 1024, "MERGE_THREADS: whole warps, at most 1024");
-static_assert((kTile & (kTile - 1)) == 0, "MERGE_THREADS x MERGE_ITEMS must be a power of two");
+static_assert((kTile & (kTile - 1)) == 0, "the merge tile must be a power of two");
 // A merge tile must never straddle two run pairs: it has to divide 2 x width for the smallest
 // width, 2 x the smallest tile sort (256 x 16 keys, for uint64 keys and pairs).
 static_assert(kTile <= 2 * 256 * kItems, "the merge tile is larger than a run pair");
-// merge_tiles keeps its arrays in static shared memory (48 KB at most: 4096 uint64 keys or pairs);
-// larger tiles take the lean kernel's dynamic shared memory.
-static_assert(kLean || kTile <= 4096, "tiles above 4096 outputs need MERGE_LEAN=1");
 
 // Shared-memory index with one pad word per 32: thread t's 16 consecutive keys (t * 16 + i) fall
 // in 32 different banks across a warp instead of 2.
@@ -126,33 +79,10 @@ struct PaddedView {
     __device__ T operator[](size_t i) const { return base[pad(off + int(i))]; }
 };
 
-// Serially merge `count` <= kItems outputs starting at A[i], B[j] (ties to A) into registers.
-template <class K, bool kPairs, int ITEMS>
-__device__ __forceinline__ void serial_merge(const K* sk, const uint32_t* sv, int a_off, int na, int b_off, int nb,
-                                             int i, int j, int count, K (&keys)[ITEMS], uint32_t (&vals)[ITEMS]) {
-    K ka = i < na ? sk[pad(a_off + i)] : K();
-    K kb = j < nb ? sk[pad(b_off + j)] : K();
-#pragma unroll
-    for (int it = 0; it < ITEMS; ++it) {
-        if (it < count) {
-            const bool take_b = j < nb && (i >= na || sorting::key_less(kb, ka));
-            if (take_b) {
-                keys[it] = kb;
-                if constexpr (kPairs) vals[it] = sv[pad(b_off + j)];
-                if (++j < nb) kb = sk[pad(b_off + j)];
-            } else {
-                keys[it] = ka;
-                if constexpr (kPairs) vals[it] = sv[pad(a_off + i)];
-                if (++i < na) ka = sk[pad(a_off + i)];
-            }
-        }
-    }
-}
-
 // ---- the stable tile sort ------------------------------------------------------------------
 
 template <int BLOCK, class K, bool kPairs>
-__global__ void SORT_BOUNDS(BLOCK)
+__global__ void __launch_bounds__(BLOCK)
 tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __restrict__ kout,
           uint32_t* __restrict__ vout, size_t n) {
     // the codes as the type atomicMax knows (uint64_t is unsigned long on Linux)
@@ -227,16 +157,12 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         const int diag = first - group;
         PaddedView<K> a{sk, group}, b{sk, group + run};
         const int i = int(sorting::cmp::merge_path(a, size_t(run), b, size_t(run), size_t(diag)));
-        if constexpr (kLean) {          // one load per output, values gathered afterwards
-            int pos[kItems];
-            sorting::cmp::serial_merge_select<kItems>(PaddedView<K>{sk, 0}, group + i, group + run,
-                                                      group + run + diag - i, group + 2 * run, keys, pos);
-            if constexpr (kPairs) {
+        int pos[kItems];                // one shared load per output, values gathered afterwards
+        sorting::cmp::serial_merge_select<kItems>(PaddedView<K>{sk, 0}, group + i, group + run,
+                                                  group + run + diag - i, group + 2 * run, keys, pos);
+        if constexpr (kPairs) {
 #pragma unroll
-                for (int it = 0; it < kItems; ++it) vals[it] = sv[pad(pos[it])];
-            }
-        } else {
-            serial_merge<K, kPairs>(sk, sv, group, run, group + run, run, i, diag - i, kItems, keys, vals);
+            for (int it = 0; it < kItems; ++it) vals[it] = sv[pad(pos[it])];
         }
     }
     __syncthreads();
@@ -267,75 +193,10 @@ __global__ void partition_tiles(const K* __restrict__ src, size_t n, size_t widt
     }
 }
 
-template <class K, bool kPairs>
-__global__ void __launch_bounds__(kBlock)
-merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __restrict__ kdst,
-            uint32_t* __restrict__ vdst, size_t n, size_t width, const unsigned long long* __restrict__ splits) {
-    __shared__ K sk[kPadded];
-    __shared__ uint32_t sv[kPairs ? kPadded : 1];
-    const int tid = threadIdx.x;
-    // Where this tile's A and B pieces are, from its split and the next tile's (comparison.cuh,
-    // host-tested): it merges ksrc[a_at, a_at + na) with ksrc[b_at, b_at + nb) into kdst[start, ...).
-    const size_t t = blockIdx.x, tiles = gridDim.x;
-    const sorting::cmp::TileSpan s =
-        sorting::cmp::tile_span(t, kTile, n, width, splits[t], t + 1 < tiles ? splits[t + 1] : 0);
-    const size_t start = s.start;
-    const int na = s.na, nb = s.nb, total = na + nb;
-    const K* a_src = ksrc + s.a_at;
-    const K* b_src = ksrc + s.b_at;
-    {
-        // Two coalesced streams (A piece, then B piece). All 16 loads of a thread are issued before
-        // the first store to shared memory: 16 requests in flight per thread, not 1, which is
-        // what it takes to keep HBM busy.
-        K lk[kMergeItems];
-        uint32_t lv[kMergeItems];
-#pragma unroll
-        for (int it = 0; it < kMergeItems; ++it) {
-            const int x = tid + it * kBlock;
-            if (x < total) {
-                lk[it] = x < na ? a_src[x] : b_src[x - na];
-                if constexpr (kPairs) lv[it] = x < na ? vsrc[s.a_at + x] : vsrc[s.b_at + (x - na)];
-            }
-        }
-#pragma unroll
-        for (int it = 0; it < kMergeItems; ++it) {
-            const int x = tid + it * kBlock;
-            if (x < total) {
-                sk[pad(x)] = lk[it];
-                if constexpr (kPairs) sv[pad(x)] = lv[it];
-            }
-        }
-    }
-    __syncthreads();
-
-    K keys[kMergeItems];
-    uint32_t vals[kMergeItems];
-    const int first = tid * kMergeItems;
-    const int count = first < total ? min(kMergeItems, total - first) : 0;
-    if (count > 0) {
-        PaddedView<K> a{sk, 0}, b{sk, na};
-        const int i = int(sorting::cmp::merge_path(a, size_t(na), b, size_t(nb), size_t(first)));
-        serial_merge<K, kPairs, kMergeItems>(sk, sv, 0, na, na, nb, i, first - i, count, keys, vals);
-    }
-    __syncthreads();                                          // all reads of the inputs are done
-#pragma unroll
-    for (int it = 0; it < kMergeItems; ++it) {
-        if (it < count) {
-            sk[pad(first + it)] = keys[it];
-            if constexpr (kPairs) sv[pad(first + it)] = vals[it];
-        }
-    }
-    __syncthreads();
-    for (int x = tid; x < total; x += kBlock) {               // coalesced stores
-        kdst[start + x] = sk[pad(x)];
-        if constexpr (kPairs) vdst[start + x] = sv[pad(x)];
-    }
-}
-
-// ---- the lean merge kernel (MERGE_LEAN=1, the default) ------------------------------------------
+// ---- the merge kernel -------------------------------------------------------------------------
 //
-// The same tile and the same partition as merge_tiles, with fewer instructions per key and one
-// block-wide barrier fewer per tile:
+// One tile of 4096 outputs per block, its A and B pieces found by the partition; few instructions
+// per key and only two block-wide barriers per tile:
 //   * full tiles (every tile but the array's last) take a path without per-element bounds checks;
 //   * the serial merge is serial_merge_select (comparison.cuh): one shared load per output instead
 //     of two branches with a load each; for pairs the values are gathered by position after the
@@ -423,8 +284,8 @@ __device__ __forceinline__ void merge_tile_lean(K* sk, uint32_t* sv, const K* a_
 
 
 template <class K, bool kPairs>
-__global__ void LEAN_BOUNDS(kBlock)
-merge_tiles_lean(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __restrict__ kdst,
+__global__ void __launch_bounds__(kBlock)
+merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __restrict__ kdst,
                  uint32_t* __restrict__ vdst, size_t n, size_t width, const unsigned long long* __restrict__ splits) {
     extern __shared__ __align__(16) unsigned char dyn_smem[];
     K* sk = reinterpret_cast<K*>(dyn_smem);
@@ -458,18 +319,15 @@ void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout,
     K* kb = passes % 2 ? kout : ktmp;
     uint32_t* va = passes % 2 ? vtmp : vout;
     uint32_t* vb = passes % 2 ? vout : vtmp;
-    // The lean kernel's shared memory is dynamic (0 bytes for the plain kernel's static arrays).
-    constexpr size_t kMergeSmem = kLean ? merge_smem<K, kPairs>() : 0;
-    if constexpr (kLean) course::allow_dynamic_smem(merge_tiles_lean<K, kPairs>, kMergeSmem);
+    // The merge kernel's shared memory is dynamic: 32 outputs per thread need up to 67 KB (pairs).
+    constexpr size_t kMergeSmem = merge_smem<K, kPairs>();
+    course::allow_dynamic_smem(merge_tiles<K, kPairs>, kMergeSmem);
     tile_sort<kSortBlock, K, kPairs><<<course::blocks_for(n, kSortTile), kSortBlock>>>(kin, vin, ka, va, n);
     CUDA_CHECK_LAST();
     for (size_t w = kSortTile; w < n; w *= 2) {
         partition_tiles<K><<<course::blocks_for(tiles, 256), 256>>>(ka, n, w, tiles, splits);
         CUDA_CHECK_LAST();
-        if constexpr (kLean)
-            merge_tiles_lean<K, kPairs><<<course::blocks_for(n, kTile), kBlock, kMergeSmem>>>(ka, va, kb, vb, n, w, splits);
-        else
-            merge_tiles<K, kPairs><<<course::blocks_for(n, kTile), kBlock>>>(ka, va, kb, vb, n, w, splits);
+        merge_tiles<K, kPairs><<<course::blocks_for(n, kTile), kBlock, kMergeSmem>>>(ka, va, kb, vb, n, w, splits);
         CUDA_CHECK_LAST();
         std::swap(ka, kb);
         std::swap(va, vb);

@@ -2,6 +2,9 @@
 // stable tile-local ranking and a coalesced scatter (the classic "reduce-then-scan" radix sort of
 // Merrill & Grimshaw, and of CUB before one-sweep).
 //
+// Build alone:  nvcc -O3 -arch=native -std=c++17 -o radix8 07_radix_multibit.cu
+// Run:          ./radix8 --n 2^28     ./radix8 --type pairs --n 2^28     ./radix8 --test
+//
 // What changes since 06: a pass sorts by 8 bits at once, so 32-bit keys need 4 passes, not 32.
 // A pass has three steps:
 //   1. count   each tile of 3840 keys counts its 256 digits: counts[digit][tile]
@@ -24,8 +27,6 @@
 // Keys are ordered codes (lesson.cuh); pass 0 makes them on the fly, the last pass maps back.
 // Limits: 256 x number of tiles < 2^32 (n up to ~2^42, far beyond GPU memory).
 //
-// Build alone:  nvcc -O3 -arch=native -std=c++17 -o radix8 07_radix_multibit.cu
-// Run:          ./radix8 --n 2^28     ./radix8 --type pairs --n 2^28     ./radix8 --test
 #include "../lesson02_scan/scan.cuh"
 #include "radix.cuh"
 

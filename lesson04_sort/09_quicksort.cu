@@ -1,5 +1,8 @@
 // 09_quicksort — quicksort with dynamic parallelism: kernels launch kernels (CUDA 13, CDP2).
 //
+// Build alone:  nvcc -O3 -arch=native -std=c++17 -rdc=true -o quicksort 09_quicksort.cu -lcudadevrt
+// Run:          ./quicksort --n 2^24     ./quicksort --test     ./quicksort --dist equal
+//
 // The idea (lecture 001): pick a pivot, split the segment three ways (< pivot, == pivot,
 // > pivot), recurse on the outer two. On the GPU each split of a large segment is one grid:
 //   1. every block takes 4096 keys of the segment, counts its < and > keys (a block scan of the
@@ -30,8 +33,6 @@
 // launch pool and the descriptor pool are sized for it), keys not stable (no pairs).
 // Needs relocatable device code: the Makefile adds -rdc=true -lcudadevrt for this file.
 //
-// Build alone:  nvcc -O3 -arch=native -std=c++17 -rdc=true -o quicksort 09_quicksort.cu -lcudadevrt
-// Run:          ./quicksort --n 2^24     ./quicksort --test     ./quicksort --dist equal
 #include "../lesson02_scan/primitives.cuh"
 #include "comparison.cuh"
 

@@ -1,6 +1,6 @@
 // lesson04_sort/radix.cuh — building blocks shared by the multi-bit radix sorts (07, 08):
 // digits of ordered key codes, the per-tile digit counts (07), the stable ranking of one tile of
-// keys by digit (07; 08 counts first and ranks in one step, onesweep.cuh), the staging and the
+// keys by digit (07; 08 counts first and ranks in one step, 08_radix_onesweep.cu), the staging and the
 // scatter of a ranked tile, and the Sorter of a version that sorts keys and pairs with one template.
 //
 // A radix pass is stable only if every key's destination respects input order among keys of the

@@ -1,5 +1,8 @@
 // 05_large_bins — 4,096 to 65,536 bins and beyond: 16-bit shared counters with overflow flushing.
 //
+// Build alone:  nvcc -O3 -arch=native -o hist05 05_large_bins.cu
+// Run:          ./hist05 --type uint32 --bins 65536 --n 2^28          ./hist05 --test
+//
 // What changed since 04: nothing up to 12288 bins (bytes included): that is 04's counting (per-lane
 // copies as far as 32 KB allows, one shared atomic per sample), so this version is never slower
 // than 04 where 04 applies. 4096 bins x 4 bytes fit in shared memory many times over, and CUB,
@@ -32,8 +35,6 @@
 //
 // Limit: bins x 2 bytes of shared memory (H100: 116224 bins).
 //
-// Build alone:  nvcc -O3 -arch=native -o hist05 05_large_bins.cu
-// Run:          ./hist05 --type uint32 --bins 65536 --n 2^28          ./hist05 --test
 #include "lesson.cuh"
 #include "counting.cuh"
 

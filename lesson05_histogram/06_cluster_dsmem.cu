@@ -1,6 +1,9 @@
 // 06_cluster_dsmem — large bin counts on sm_90: 32-bit counters spread over the shared memory of
 // a thread-block cluster (distributed shared memory), no 16-bit flushing.
 //
+// Build alone:  nvcc -O3 -arch=native -o hist06 06_cluster_dsmem.cu
+// Run:          ./hist06 --type uint32 --bins 65536 --n 2^28          ./hist06 --test
+//
 // What changed since 05: above 12288 bins, instead of halving the counters, a cluster of C = 2..8
 // blocks (the smallest power of two that keeps each block's slice within 64 KB: 65536 bins ->
 // C = 4) shares one copy of the bins. Block r of the cluster owns bins r, r + C, r + 2C, ... (bin b
@@ -29,8 +32,6 @@
 // not where the time goes at 2^28 keys. DSMEM pays when the remote traffic is coarse (whole tiles,
 // not one counter per sample).
 //
-// Build alone:  nvcc -O3 -arch=native -o hist06 06_cluster_dsmem.cu
-// Run:          ./hist06 --type uint32 --bins 65536 --n 2^28          ./hist06 --test
 #include <cooperative_groups.h>
 
 #include "lesson.cuh"

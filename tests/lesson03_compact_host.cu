@@ -169,7 +169,7 @@ static void test_compact03_packed_flags() {
     for (uint32_t pct : {0u, 1u, 10u, 50u, 90u, 100u})
         for (uint64_t seed : {1ull, 2ull, 3ull}) {
             ok = ok && host_warp_stage<12>(pct, seed, false, why);   // the default tile's 12 rows
-            ok = ok && host_warp_stage<16>(pct, seed, false, why);   // the largest COMPACT_VECS
+            ok = ok && host_warp_stage<16>(pct, seed, false, why);   // 16 rows: the most compact_03 allows
             ok = ok && host_warp_stage<5>(pct, seed, false, why);    // a last word partly used
             ok = ok && host_warp_stage<6>(pct, seed, false, why);    // 256 threads x 24 items
             ok = ok && host_warp_stage<1>(pct, seed, false, why);

@@ -5,7 +5,7 @@
 //   * count_less / count_less_equal and the rank merge of 04: a permutation, stable, sorted
 //   * 05's tiling of a merge pass: independent 4096-output tiles (here 8) reproduce the merge,
 //     also when a tile is a whole run pair (tile = 2 x width); cmp::tile_span names the same pieces
-//   * serial_merge_select (05's MERGE_LEAN knob): from every diagonal, ITEMS = 1..32 outputs equal
+//   * serial_merge_select (05_merge_path's serial merge): from every diagonal, ITEMS = 1..32 outputs equal
 //     the stable merge's, with positions that name the right key, and no read outside the lists
 //   * warp_stripe (the lean kernel's per-warp staging): each warp reads back exactly what it wrote
 //   * the always-ascending bitonic network with skipped out-of-range partners sorts EVERY n,
@@ -108,7 +108,7 @@ static void test_tiled_merge_pass() {
     for (uint64_t seed = 0; seed < 200 && !bad; ++seed) {
         size_t n = 1 + rnd(seed, 3, 200);
         // 4, 8, 16 or 32: the tile divides every run pair (2 x width), down to a tile that IS a
-        // whole run pair (05 with MERGE_ITEMS=32: 8192-output tiles over 4096-key sorted runs)
+        // whole run pair (a tile of 8192 outputs over 4096-key sorted runs)
         size_t width = (T / 2) << rnd(seed, 4, 4);
         std::vector<uint32_t> src(n);
         uint32_t range = 1 + rnd(seed, 5, seed % 2 ? 5 : 1000);

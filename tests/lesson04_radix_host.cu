@@ -3,7 +3,7 @@
 // FAILS planted wrong answers (a swapped pair, an all-zeros output, a lost or duplicated key,
 // -0.0/+0.0 swapped, a NaN moved or canonicalised, an unstable pair order, a value separated from
 // its key) while passing right ones, on both its exact path and its fingerprint path; and 08's
-// OR-mask ranking (onesweep.cuh, ONESWEEP_OR_MATCH), replayed lane by lane on the host, against
+// OR-mask ranking (08_radix_onesweep.cu; the arithmetic in onesweep.cuh), replayed lane by lane on the host, against
 // a plain stable count, with planted bugs that the replay must catch.
 //
 //   make build/tests/lesson04_radix_host && build/tests/lesson04_radix_host

@@ -13,8 +13,9 @@
 // memory; a __syncthreads and every thread reads it (and another before the shared memory is reused).
 // Until it is done the passes pick bucket 0 and the checker fails (exit 1).
 // Check:  make grade     or     build/lesson01_topk/exercises/choose_bucket --test --quick
-// Solution: radix_select.cuh, FindBucket.
-#include "../radix_select.cuh"
+// Solution: 05_radix_select.cu, FindBucket.
+#define COURSE_NO_MAIN
+#include "../05_radix_select.cu"   // its kernels, without its main
 
 using topk::radix::Choice;
 

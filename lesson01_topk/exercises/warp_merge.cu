@@ -12,8 +12,9 @@
 // lane, smaller ones use __shfl_xor_sync).
 // Until it is done the warps' lists stay empty and the checker fails (exit 1).
 // Check:  make grade     or     build/lesson01_topk/exercises/warp_merge --test --quick
-// Solution: warp_select.cuh, MergeTop.
-#include "../warp_select.cuh"
+// Solution: 03_warp_select.cu, MergeTop.
+#define COURSE_NO_MAIN
+#include "../03_warp_select.cu"   // its kernels, without its main
 
 struct MyMerge {
     template <int Q>

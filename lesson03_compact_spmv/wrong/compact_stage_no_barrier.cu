@@ -11,7 +11,7 @@
 // run, because it tracks who wrote each shared-memory word since the last barrier.
 //
 // Run:  compute-sanitizer --tool racecheck --error-exitcode 42 ./compact_stage_no_barrier --n 100000 --reps 1
-#define COMPACT_03_NO_MAIN
+#define COURSE_NO_MAIN
 #include "../compact_03_lookback.cu"
 
 int main(int argc, char** argv) {

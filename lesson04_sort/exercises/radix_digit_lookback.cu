@@ -1,12 +1,12 @@
 // exercises/radix_digit_lookback — write the per-digit decoupled look-back of the one-sweep radix
 // sort (08_radix_onesweep).
 //
-// The kernels are 08's (onesweep.cuh): each pass, every tile ranks its keys, publishes for each
+// The kernels are 08_radix_onesweep.cu's: each pass, every tile ranks its keys, publishes for each
 // digit d its count as an AGGREGATE, then thread d asks `MyLookback::before` how many keys of
 // digit d all EARLIER tiles hold, publishes its inclusive PREFIX and scatters. The skeleton
 // returns 0, so every tile after the first writes over the first one's places: cases up to one
 // tile (3840 keys) pass, larger ones fail. (A wrong look-back also leaves holes that the next
-// pass reads as keys its precomputed counts do not know; onesweep.cuh bounds-checks the scatter
+// pass reads as keys its precomputed counts do not know; 08_radix_onesweep.cu bounds-checks the scatter
 // of any look-back but its own, so that shows up as a FAIL, never as an out-of-bounds write.)
 //
 // TODO: MyLookback::before(status, tile, d) for tile >= 1: the sum over tiles 0..tile-1 of their
@@ -25,8 +25,9 @@
 //  * Each of the 256 threads walks its own digit's chain: threads of one warp may spin for
 //    different lengths; that is fine on Volta and later (independent thread scheduling).
 // Check:  make grade   (or  ./radix_digit_lookback --test --quick : exit 0 once done)
-// Solution: onesweep.cuh, DigitLookback.
-#include "../onesweep.cuh"
+// Solution: 08_radix_onesweep.cu, DigitLookback.
+#define COURSE_NO_MAIN
+#include "../08_radix_onesweep.cu"   // 08's kernels, without its main
 
 struct MyLookback {
     __device__ static uint32_t before(uint32_t* status, unsigned tile, int d) {
