@@ -13,6 +13,7 @@
 
 #include "../lesson04_sort/lesson.cuh"
 #include "../lesson04_sort/onesweep.cuh"   // the ranking arithmetic, __host__ __device__
+#include "../lesson04_sort/radix.cuh"      // kDigits
 
 static int g_pass = 0, g_fail = 0;
 static void report(const std::string& name, bool ok, const std::string& why = "") {
