@@ -208,21 +208,30 @@ def npy_file_tests(build, tmp):
                           "--matrix whose size line claims 2^31 - 1 rows in a small file")
 
 
-def plot_tests(tmp):
-    rc, out, err = run([sys.executable, os.path.join(ROOT, "tests", "test_plot.py")], timeout=300)
+def sub_suite(cmd, label, fail_prefix, cut, timeout=300, missing_hint=None):
+    """Runs a test script that ends with 'N passed, N failed'; its FAIL lines become ours, its
+    passes are counted. Returns False when it printed no summary."""
+    rc, out, err = run(cmd, timeout=timeout)
     m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
     if not m:
-        if "matplotlib" in err:
-            report("FAIL", "plot.py tests", "matplotlib is missing: pip install -r requirements.txt")
+        if missing_hint and missing_hint[0] in err:
+            report("FAIL", label, missing_hint[1])
         else:
-            report("FAIL", "plot.py tests", f"exit {rc} {tail(out + err)}")
-        return
+            report("FAIL", label, f"exit {rc} {tail(out + err)}")
+        return False
     for l in out.splitlines():
         if l.startswith("FAIL"):
-            report("FAIL", f"plot.py: {l[5:]}")
+            report("FAIL", f"{fail_prefix}{l[cut:]}")
     with _lock:
         results["passed"] += int(m.group(1))
-    print(f"PASS  plot.py: {m.group(1)} checks passed", flush=True)
+    print(f"PASS  {label}: {m.group(1)} checks passed", flush=True)
+    return True
+
+
+def plot_tests(tmp):
+    if not sub_suite([sys.executable, os.path.join(ROOT, "tests", "test_plot.py")], "plot.py tests", "plot.py: ", 5,
+                     missing_hint=("matplotlib", "matplotlib is missing: pip install -r requirements.txt")):
+        return
     # The notes cannot drift from the data: every README table must be what results/ gives.
     rc, out, err = run([sys.executable, os.path.join(ROOT, "plot.py"), "--check", "--no-plots"], timeout=300)
     report("PASS" if rc == 0 else "FAIL", "README tables match results/*.csv (plot.py --check)",
@@ -258,17 +267,8 @@ def fuzz_tests(build, tmp):
 
 def notes_tests():
     """The shape a reader sees: learner-only notes, version files with their own kernels, no knobs."""
-    rc, out, err = run([sys.executable, os.path.join(ROOT, "tests", "test_notes.py")], timeout=120)
-    m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
-    if not m:
-        report("FAIL", "tests/test_notes.py", f"exit {rc} {tail(out + err)}")
-        return
-    for l in out.splitlines():
-        if l.startswith("FAIL"):
-            report("FAIL", f"notes: {l[6:]}")
-    with _lock:
-        results["passed"] += int(m.group(1))
-    print(f"PASS  notes and version files: {m.group(1)} checks passed", flush=True)
+    sub_suite([sys.executable, os.path.join(ROOT, "tests", "test_notes.py")], "notes and version files", "notes: ", 6,
+              timeout=120)
 
 
 # ---- GPU part --------------------------------------------------------------------------------
