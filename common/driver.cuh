@@ -38,6 +38,8 @@ public:
     virtual void save(const std::string& path) { (void)path; throw UsageError("--output is not supported here"); }
     uint64_t n = 0;                       // the size actually run (from --input, it is the file's)
     double bytes = 0;                     // bytes the problem must move: inputs once, outputs once
+    std::string label;                    // the input's name as printed and in the CSV, when it
+                                          // says more than the case's (a matrix's rows x cols)
 };
 
 struct LessonDef {
@@ -119,6 +121,7 @@ inline int run_case(const LessonDef& def, const Options& o, const Case& c, bool 
     }
     Case shown = c;
     shown.n = trial->n;
+    if (!trial->label.empty()) shown.dist = trial->label;
     if (def.beyond_limit && !def.beyond_limit(shown).empty()) throw UsageError(def.beyond_limit(shown));
     std::string what = describe(def, shown);
 
@@ -157,7 +160,7 @@ inline int run_case(const LessonDef& def, const Options& o, const Case& c, bool 
                 t.ms_median, gbps, copy > 0 ? 100.0 * gbps / copy : 0.0, after.ok ? "PASS" : "FAIL");
     if (!after.ok) std::printf("  after the timed runs: %s\n", after.message.c_str());
     std::fflush(stdout);
-    if (!o.csv.empty()) append_csv(o.csv, def, c, trial->n, t, gbps, copy, after.ok);
+    if (!o.csv.empty()) append_csv(o.csv, def, shown, trial->n, t, gbps, copy, after.ok);
     return after.ok ? 1 : 0;
 }
 

@@ -172,18 +172,21 @@ NpyHeader read_npy_header(FILE* f, const std::string& path) {
 }
 
 namespace detail {
+// want_dims: 1 or 2; 0 accepts either (a matrix reader that takes a 1-D file as one row).
 template <class T>
 std::vector<T> load_npy_dims(const std::string& path, size_t want_dims, NpyHeader& h) {
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw NpyError(path + ": cannot open (" + std::strerror(errno) + ")");
     struct Closer { FILE* f; ~Closer() { std::fclose(f); } } closer{f};
     h = read_npy_header<T>(f, path);
-    if (h.dims.size() != want_dims) {
+    bool fits = want_dims ? h.dims.size() == want_dims : (h.dims.size() == 1 || h.dims.size() == 2);
+    if (!fits) {
         std::string shape = "(";
         for (size_t i = 0; i < h.dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(h.dims[i]);
         shape += h.dims.size() == 1 ? ",)" : ")";
-        throw NpyError(path + ": array has shape " + shape + "; a " + std::to_string(want_dims) +
-                       "-D array is needed");
+        throw NpyError(path + ": array has shape " + shape + "; a " +
+                       (want_dims ? std::to_string(want_dims) + "-D" : std::string("1-D or 2-D")) +
+                       " array is needed");
     }
     // Only now, with the size checked against the file, is memory taken.
     std::vector<T> data(h.elements);
@@ -207,6 +210,16 @@ std::vector<T> load_npy_2d(const std::string& path, uint64_t& rows, uint64_t& co
     std::vector<T> data = detail::load_npy_dims<T>(path, 2, h);
     rows = h.dims[0];
     cols = h.dims[1];
+    return data;
+}
+
+// Reads a matrix: a 2-D C-order array (rows, cols), or a 1-D array as one row (1, n).
+template <class T>
+std::vector<T> load_npy_matrix(const std::string& path, uint64_t& rows, uint64_t& cols) {
+    NpyHeader h;
+    std::vector<T> data = detail::load_npy_dims<T>(path, 0, h);
+    rows = h.dims.size() == 2 ? h.dims[0] : 1;
+    cols = h.dims.back();
     return data;
 }
 

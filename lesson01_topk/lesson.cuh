@@ -221,11 +221,10 @@ template <class T> std::string show_value(T v) {
 //   4. the last value is the k-th largest, and the values above it number as many as the input's.
 // With 1 and 2 the result is k distinct input elements; 3 and 4 then say that it holds every
 // element above the k-th value plus enough copies of it: the same multiset as any right answer.
+// (Pointer form: in[0..n) and keys[0..n) may be one row of a matrix, as in rows.cuh.)
 template <class T>
-course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint32_t>& keys,
-                               const Reference& ref, size_t k, bool smallest,
-                               const T* vals, const uint32_t* idx) {
-    size_t n = in.size();
+course::CheckResult check_topk(const T* in, const uint32_t* keys, size_t n, const Reference& ref, size_t k,
+                               bool smallest, const T* vals, const uint32_t* idx) {
     std::vector<uint8_t> seen(n, 0);
     size_t greater = 0;
     for (size_t j = 0; j < k; ++j) {
@@ -246,13 +245,20 @@ course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint3
         if (kv < ref.kth)
             return course::CheckResult::fail(at + "value " + show_value(vals[j]) + " is not among the top " +
                                              std::to_string(k) + " (the k-th is " +
-                                             show_value(in[std::find(keys.begin(), keys.end(), ref.kth) - keys.begin()]) + ")");
+                                             show_value(in[std::find(keys, keys + n, ref.kth) - keys]) + ")");
         greater += kv > ref.kth;
     }
     if (greater != ref.greater)
         return course::CheckResult::fail(std::to_string(greater) + " values above the k-th returned, the input has " +
                                          std::to_string(ref.greater) + " (values or their duplicates missing)");
     return course::CheckResult::pass();
+}
+
+template <class T>
+course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint32_t>& keys,
+                               const Reference& ref, size_t k, bool smallest,
+                               const T* vals, const uint32_t* idx) {
+    return check_topk(in.data(), keys.data(), in.size(), ref, k, smallest, vals, idx);
 }
 
 // ---- one case on the device ---------------------------------------------------------------------

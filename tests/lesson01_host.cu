@@ -8,6 +8,7 @@
 #include <set>
 
 #include "../lesson01_topk/lesson.cuh"
+#include "../lesson01_topk/rows.cuh"
 
 static int g_pass = 0, g_fail = 0;
 static void report(const std::string& name, bool ok, const std::string& why = "") {
@@ -245,8 +246,74 @@ static void test_battery() {
     report("smallest_suffix", topk::split_smallest(d) && d == "specials", "suffix not split");
 }
 
+// Row-wise: the per-row checker accepts a right answer (brute force per row, either tie order)
+// and rejects planted wrong ones, naming the row; the battery covers what the issue asked for.
+static void test_rows() {
+    const uint64_t rows = 9, cols = 37, k = 5;
+    for (const std::string shape : {"mixed", "uniform", "ties", "nan", "equal", "specials"}) {
+        for (bool smallest : {false, true}) {
+            std::vector<float> m = topk::rows::make_matrix(rows, cols, shape, 7);
+            std::vector<float> vals(rows * k);
+            std::vector<uint32_t> idx(rows * k);
+            for (uint64_t r = 0; r < rows; ++r) {
+                std::vector<float> row(m.begin() + r * cols, m.begin() + (r + 1) * cols), v;
+                std::vector<uint32_t> ix;
+                brute(row, k, smallest, r % 2 == 1, v, ix);
+                std::copy(v.begin(), v.end(), vals.begin() + r * k);
+                std::copy(ix.begin(), ix.end(), idx.begin() + r * k);
+            }
+            auto keys = topk::keys_of(m, smallest);
+            auto ref = topk::rows::reference(keys, rows, cols, k);
+            std::string name = "rows_" + shape + (smallest ? "_smallest" : "");
+            auto good = topk::rows::check_rows(m, keys, ref, rows, cols, k, smallest, vals.data(), idx.data());
+            report(name + "_accepts_right", good.ok, good.message);
+            if (shape != "mixed") continue;
+            // planted: row 4's second result taken from row 3 (the same column, the wrong row)
+            auto bad_idx = idx;
+            auto bad_vals = vals;
+            bad_vals[4 * k + 1] = m[3 * cols + bad_idx[4 * k + 1]];
+            auto r1 = topk::rows::check_rows(m, keys, ref, rows, cols, k, smallest, bad_vals.data(), bad_idx.data());
+            bool wrong_row = bad_vals[4 * k + 1] != vals[4 * k + 1];
+            report(name + "_rejects_value_from_other_row", !wrong_row || (!r1.ok && r1.message.rfind("row 4:", 0) == 0),
+                   r1.ok ? "accepted" : r1.message);
+            // planted: a column shifted by one (the wrong/row_float4 bug)
+            bad_idx = idx;
+            bad_idx[7 * k] = (idx[7 * k] + 1) % cols;
+            auto r2 = topk::rows::check_rows(m, keys, ref, rows, cols, k, smallest, vals.data(), bad_idx.data());
+            report(name + "_rejects_shifted_column", !r2.ok && r2.message.rfind("row 7:", 0) == 0,
+                   r2.ok ? "accepted" : r2.message);
+            // planted: the last row left unwritten (poison)
+            bad_idx = idx;
+            bad_idx[(rows - 1) * k + k - 1] = 0xFFFFFFFFu;
+            auto r3 = topk::rows::check_rows(m, keys, ref, rows, cols, k, smallest, vals.data(), bad_idx.data());
+            report(name + "_rejects_unwritten", !r3.ok, "accepted");
+        }
+    }
+    course::Options o;
+    auto cases = topk::rows::battery(o);
+    auto has = [&](const std::string& dist, uint64_t k) {
+        return std::any_of(cases.begin(), cases.end(), [&](auto& c) { return c.dist == dist && c.param == k; });
+    };
+    bool all_rows = true, all_cols = true;
+    for (uint64_t r : {1, 2, 7, 1000, 65536}) all_rows &= std::any_of(cases.begin(), cases.end(), [&](auto& c) {
+        return c.dist.find(":" + std::to_string(r) + "x") != std::string::npos; });
+    for (uint64_t c : {1, 2, 31, 32, 33, 1000, 4097, 128256, 1 << 20}) all_cols &= std::any_of(cases.begin(), cases.end(),
+        [&](auto& x) { return x.dist.size() > std::to_string(c).size() + 1 &&
+                              x.dist.compare(x.dist.size() - std::to_string(c).size() - 1, std::string::npos, "x" + std::to_string(c)) == 0; });
+    report("rows_battery_every_rows", all_rows, "a rows value missing");
+    report("rows_battery_every_cols", all_cols, "a cols value missing");
+    report("rows_battery_k_eq_cols", has("mixed:7x1048576", 1048576) && has("mixed:1000x4097", 4097), "k = cols missing");
+    report("rows_battery_shapes", has("nan:7x4097", 50) && has("ties:1x128256", 50) && has("sorted:7x33", 33) &&
+           has("reversed:1x1000", 1), "a shape missing");
+    report("rows_battery_bench", has("uniform:64x128256", 50) && has("uniform:4x16777216", 1024), "bench shapes missing");
+    uint64_t most = 0;
+    for (auto& c : cases) most = std::max<uint64_t>(most, c.n);
+    report("rows_battery_bounded", most <= (uint64_t(1) << 27), "a case above 2^27 elements");
+}
+
 int main() {
     test_keys();
+    test_rows();
     test_reference_vs_brute<float>();
     test_reference_vs_brute<int32_t>();
     test_reference_vs_brute<uint32_t>();

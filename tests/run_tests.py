@@ -396,6 +396,21 @@ def gpu_extras(build, tmp):
         np.array_equal(np.load(idx).astype(np.int64), np.argsort(keys, kind="stable"))
     report("PASS" if ok else "FAIL", "gpu .npy end to end: a pairs sort's --output gives the sorted keys and the stable argsort",
            "" if ok else f"exit {rc} {tail(out + err)}")
+    # Row-wise top-k reads a (rows, cols) matrix and writes (rows, k) values and column indices.
+    rows_exe = os.path.join(build, "lesson01_topk", "06_rowwise")
+    m = ((np.arange(7 * 4097, dtype=np.int64) * 2654435761 % 100003) / 1000.0 - 50).astype(np.float32).reshape(7, 4097)
+    msrc, mdst = os.path.join(tmp, "logits.npy"), os.path.join(tmp, "top.npy")
+    np.save(msrc, m)
+    rc, out, err = run([rows_exe, "--input", msrc, "--k", "50", "--output", mdst, "--reps", "3"], timeout=120)
+    midx = os.path.join(tmp, "top_idx.npy")
+    ok = rc == 0 and os.path.exists(mdst) and os.path.exists(midx)
+    if ok:
+        vals, cols = np.load(mdst), np.load(midx).astype(np.int64)
+        want = -np.sort(-m, axis=1)[:, :50]
+        ok = vals.shape == (7, 50) and cols.shape == (7, 50) and np.array_equal(vals, want) and \
+            np.array_equal(np.take_along_axis(m, cols, axis=1), vals)
+    report("PASS" if ok else "FAIL", "gpu .npy end to end: row-wise top-k of a (7, 4097) matrix gives (7, 50) values "
+           "and columns matching numpy", "" if ok else f"exit {rc} {tail(out + err)}")
 
 
 def main():

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""torch.topk on the row-wise benchmark's shapes, timed as the course times its own programs.
+
+    python3 tests/torch_topk_rows.py --csv results/torch_rows.csv      (then: plot.py --merge ...)
+
+For each shape of lesson01_topk/rows.cuh's benchmark (rows x cols, k): a float32 matrix of uniform
+values in [-1, 1) on the GPU, torch.topk(x, k, dim=1) (largest, sorted: the course's semantics),
+three warm-up calls, then the median of the timed calls, each between CUDA events with L2 flushed
+before it. The CSV rows have the course's columns (lesson 01_topk_rows, version torch.topk), so
+plot.py's row-wise table shows them beside 06_rowwise and the segmented-sort bar; copy_gbps is a
+device-to-device copy of the same bytes, timed the same way.
+
+PyTorch is not a dependency of the course: without it (or without a GPU) this says so and exits 0.
+"""
+import argparse
+import os
+import statistics
+import sys
+
+SHAPES = [(1, 128256, 50), (64, 128256, 50), (256, 256000, 1024), (16384, 128, 8), (65536, 64, 2),
+          (4, 1 << 24, 1024)]
+COLUMNS = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check"
+
+
+def timed(torch, fn, reps, flush):
+    times = []
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(3):
+        fn()
+    for _ in range(reps):
+        flush.zero_()                      # evict the input from L2, as the course's timer does
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return statistics.median(times), min(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--csv", help="append rows to this CSV (header written when new)")
+    ap.add_argument("--reps", type=int, default=50)
+    args = ap.parse_args()
+    try:
+        import torch
+    except ImportError:
+        print("torch_topk_rows: PyTorch is not installed; nothing to compare (not an error)")
+        return 0
+    if not torch.cuda.is_available():
+        print("torch_topk_rows: PyTorch sees no CUDA device; nothing to compare (not an error)")
+        return 0
+    dev = torch.device("cuda")
+    gpu = torch.cuda.get_device_name(0)
+    flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
+    gen = torch.Generator(device=dev).manual_seed(12345)
+    rows_out = []
+    print(f"torch {torch.__version__} on {gpu}")
+    for rows, cols, k in SHAPES:
+        x = torch.rand((rows, cols), generator=gen, device=dev, dtype=torch.float32) * 2 - 1
+        vals, idx = torch.topk(x, k, dim=1)
+        # a spot check: the first row against a sort
+        ref = torch.sort(x[0], descending=True).values[:k]
+        ok = bool(torch.equal(vals[0], ref))
+        ms, ms_min = timed(torch, lambda: torch.topk(x, k, dim=1), args.reps, flush)
+        nbytes = 4 * rows * cols + 8 * rows * k      # the problem's bytes (int64 indices not counted extra)
+        src = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+        dst = torch.empty_like(src)
+        copy_ms, _ = timed(torch, lambda: dst.copy_(src), args.reps, flush)
+        gbps, copy = nbytes / (ms * 1e6), nbytes / (copy_ms * 1e6)
+        print(f"torch.topk  {rows} x {cols} k={k}  {ms:9.4f} ms  {gbps:7.1f} GB/s  {100 * gbps / copy:5.1f}% of copy"
+              f"  {'PASS' if ok else 'FAIL'}")
+        rows_out.append(f"{gpu},01_topk_rows,torch.topk,float32,{rows * cols},uniform:{rows}x{cols},k={k},"
+                        f"{args.reps},{ms:.6f},{ms_min:.6f},{gbps:.2f},{copy:.2f},{'PASS' if ok else 'FAIL'}")
+        del x, vals, idx, src, dst
+    if args.csv:
+        fresh = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
+        with open(args.csv, "a") as f:
+            if fresh:
+                f.write(COLUMNS + "\n")
+            f.write("\n".join(rows_out) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
