@@ -10,11 +10,12 @@
 // holds the k-th key, and the next pass writes every element above that bucket straight to the
 // output and keeps only the candidates. A fixed sequence of launches whose decisions live in
 // device memory: no host round trip.
-// Cost model (n = 2^28 float32, k <= 2048, uniform): a 1/32 sample read twice (S0, S1: 0.06 reads
+// Cost model (n = 2^28 float32, k <= 2048, uniform): a 1/256 sample read twice (S0, S1: 0.008 reads
 // of the input), one full read F that copies the keys above the sample's threshold (a few hundred)
-// to a candidate buffer, then four passes and a sort over that buffer only: ~1.06 reads + 9 launches.
-// Measured (H100, 2^28 float32, k = 1024): 16.9x the sort bar, 64 % of a copy of the input; the
-// full read F is 70 % of the time, the sample 25 % (ncu; TUNING.md).
+// to a candidate buffer, then four passes and a sort over that buffer only: ~1.01 reads + 9 launches.
+// Measured (H100, 2^28 float32): 0.465 ms at k = 32, 0.476 at k = 1024 (20x the sort bar, 75-78 %
+// of a copy); the full read F is ~80 % of the time, the sample ~7 %, the four passes after F ~11 %
+// (ncu; TUNING.md).
 // Small inputs (every 4096-key tile gets a resident block: on the H100 2^20 fits, 2^21 not; k <=
 // 4096) run the whole selection in ONE cooperative launch: the keys stay in registers, the passes
 // are phases separated by grid barriers. Works for every k from 1 to n (larger k are ordered by
@@ -33,7 +34,7 @@
 // stop); the candidates are all one key (only ties are left; each block stops as soon as k_rem
 // ties are taken, so an all-equal input reads only a few tiles in K1).
 // Large inputs first guess a threshold from a sample, so that only ONE pass reads all the input:
-//   S0, S1  1/32 of the tiles: digit 0, then digit 1 of the sampled keys in the sample's bucket of
+//   S0, S1  1/256 of the tiles: digit 0, then digit 1 of the sampled keys in the sample's bucket of
 //           the k-th key; the 22-bit prefix a safe margin below the sample's k-th key is the guess;
 //   F       every key >= the guess is copied to a candidate buffer (a compaction: no histogram, no
 //           ranking). If at least k keys were copied, the k-th largest key is among them (with
@@ -55,7 +56,9 @@ namespace cg = cooperative_groups;
 
 constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems;   // 4096 elements per tile
 constexpr int kBins = 2048;                                          // 11-bit digits
-constexpr int kSampleStride = 32;                                    // sample every 32nd tile
+// Sample every 256th tile (2^28 keys: 256 tiles, 1 M keys). Every 32nd cost 162 us of ncu time
+// for S0 + S1 (they count every sampled key), 256 costs 36 us: 0.564 -> 0.465 ms at k = 32.
+constexpr int kSampleStride = 256;
 // Inputs of at least 2^22 keys are sampled first (S0, S1, then the filter F); smaller ones go
 // straight to the passes, where the sample's two extra launches would cost more than they save
 // (TUNING.md has the measurements).
