@@ -84,9 +84,20 @@ constexpr int kWarpBlock = 256;              // 8 rows per block
 // registers busy, not 8 (with 8 for every row, 65536 rows of 64 with k = 2 took 37.5 us, mostly
 // comparisons of empty registers; sized to the row, see TUNING.md).
 // One round per result: each lane keeps the largest of its own keys (`best`); the warp's largest
-// key is one __reduce_max_sync (a single instruction on sm_80 and later), a ballot says which
+// key is one warp_max (a single __reduce_max_sync on sm_80 and later), a ballot says which
 // lanes hold it, the lowest of them gives up that element (its column comes from a shuffle) and
 // finds its next best. Ties between lanes may go either way: any of the tied columns is right.
+// The warp's largest 32-bit value. Turing (sm_75, which CI also builds for) has no
+// __reduce_max_sync: five butterfly shuffles give every lane the same answer there.
+__device__ __forceinline__ uint32_t warp_max(uint32_t x) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(0xFFFFFFFFu, x);
+#else
+    for (int d = 16; d > 0; d >>= 1) x = max(x, __shfl_xor_sync(0xFFFFFFFFu, x, d));
+    return x;
+#endif
+}
+
 template <int R>
 __global__ void __launch_bounds__(kWarpBlock)
 warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
@@ -107,7 +118,7 @@ warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, 
     uint32_t mine = 0;                       // lane j % 32 keeps result j until the warp writes 32
     for (uint32_t j = 0; j < k; ++j) {
         const uint32_t my_key = uint32_t(best >> 32);
-        const uint32_t top = __reduce_max_sync(0xFFFFFFFFu, my_key);
+        const uint32_t top = warp_max(my_key);
         // key 0 is also the empty slot's (and a NaN's under --smallest): only real elements count
         const unsigned holders = __ballot_sync(0xFFFFFFFFu, my_key == top && best != kEmpty);
         const int owner = __ffs(holders) - 1;
