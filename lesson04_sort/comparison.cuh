@@ -169,13 +169,15 @@ template <class K> __host__ __device__ inline size_t count_less_equal(const K* a
 // is), found by binary search on the cross diagonal. Ties go to a (a[i] <= b[...] takes a first),
 // the same rule as the serial merge, so cutting the merge at any diagonals and merging the pieces
 // independently gives exactly the stable merge.
-// a and b are anything indexable (pointers, or 05's padded shared-memory views).
-template <class SeqA, class SeqB>
-__host__ __device__ inline size_t merge_path(const SeqA& a, size_t na, const SeqB& b, size_t nb, size_t diag) {
-    size_t lo = diag > nb ? diag - nb : 0;
-    size_t hi = diag < na ? diag : na;
+// a and b are anything indexable (pointers, or 05's padded shared-memory views). I is the index
+// type: size_t for searches in global memory; int inside a tile in shared memory, where 64-bit
+// arithmetic would double the instructions of every step (05's tile sort: ncu, TUNING.md).
+template <class SeqA, class SeqB, class I>
+__host__ __device__ inline I merge_path(const SeqA& a, I na, const SeqB& b, I nb, I diag) {
+    I lo = diag > nb ? diag - nb : 0;
+    I hi = diag < na ? diag : na;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
+        I mid = lo + ((hi - lo) >> 1);
         if (key_less(b[diag - 1 - mid], a[mid])) hi = mid; else lo = mid + 1;
     }
     return lo;
