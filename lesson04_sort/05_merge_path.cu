@@ -43,10 +43,13 @@
 //     two branches with a load each; pairs gather their values by position afterwards;
 //   * outputs staged per warp: a warp's outputs are contiguous, so it writes them to shared memory
 //     and reads them back striped after __syncwarp(), without a third block-wide barrier.
-//   The tile sort's merge rounds use the same one-load serial merge.
-// Measured (H100, 2^28 uint32): 0.98x cub::DeviceMergeSort in the same run, pairs 1.09x. Where the
-// last 2 % goes (ncu): the merge passes cost the same as CUB's; our tile sort (8192-key tiles, 9
-// merge rounds) takes 3.9 ms against CUB's block sort 2.3 ms (TUNING.md).
+//   * every diagonal search inside shared memory uses 32-bit indices (a 64-bit add or compare is
+//     two instructions; the tile sort is issue-bound): the tile sort 325 -> 274 us at 2^24 (ncu).
+//     Pairs keep 64-bit indices in the merge kernel (32-bit cost them registers and 2.5 %).
+//   The tile sort's merge rounds use the same one-load serial merge and 32-bit search.
+// Measured (cub::DeviceMergeSort in the same run): 2^28 uint32 15.11 ms, 1.02x on the H100 (1.01x
+// on the H200); pairs 1.11x (1.19x); 2^24 0.99x (0.97x). What is left is the tile sort: 274 us
+// against CUB's 196 us block sort at 2^24, 143 M instructions against 104 M (TUNING.md).
 //
 #include "comparison.cuh"
 
