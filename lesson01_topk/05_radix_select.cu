@@ -13,8 +13,8 @@
 // Cost model (n = 2^28 float32, k <= 2048, uniform): a 1/256 sample read twice (S0, S1: 0.008 reads
 // of the input), one full read F that copies the keys above the sample's threshold (a few hundred)
 // to a candidate buffer, then four passes and a sort over that buffer only: ~1.01 reads + 9 launches.
-// Measured (H100, 2^28 float32): 0.465 ms at k = 32, 0.476 at k = 1024 (20x the sort bar, 75-78 %
-// of a copy); the full read F is ~80 % of the time, the sample ~7 %, the four passes after F ~11 %
+// Measured (H100, 2^28 float32): 0.469 ms at k = 1024, 0.448 at k = 1 (20x the sort bar, ~78 % of
+// a copy); the full read F is ~80 % of the time, the sample ~7 %, the four passes after F ~10 %
 // (ncu; TUNING.md).
 // Small inputs (every 4096-key tile gets a resident block: on the H100 2^20 fits, 2^21 not; k <=
 // 4096) run the whole selection in ONE cooperative launch: the keys stay in registers, the passes
@@ -178,7 +178,13 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     uint32_t kmin = 0xFFFFFFFFu, kmax = 0;
     __syncthreads();
 
-    const size_t tiles = (count + kTile - 1) / kTile;
+    // Keys per thread: 16 on the input; on a candidate buffer only as many as spread it over the
+    // whole grid. After F the buffer holds a few thousand keys: 16 a thread put them all on one or
+    // two blocks, whose 16 chained count_digit calls were the pass's time (ncu, TUNING.md).
+    const size_t grid_keys = size_t(gridDim.x) * kBlock, spread = (count + grid_keys - 1) / grid_keys;
+    const int items = src == 0 ? kItems : int(spread < 1 ? 1 : spread > kItems ? kItems : spread);
+    const size_t tile_keys = size_t(items) * kBlock;
+    const size_t tiles = (count + tile_keys - 1) / tile_keys;
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         if (mode == kTiesOnly) {                         // enough ties taken (by any block): stop
             if (t == 0) s_flag = *(volatile uint32_t*)&st->tie_count >= k_rem;
@@ -197,22 +203,22 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         if (src == 0) {
 #pragma unroll
             for (int j = 0; j < kItems; ++j) {
-                size_t e = tile * kTile + size_t(j) * kBlock + t;   // coalesced: a warp reads 32 neighbours
+                size_t e = tile * tile_keys + size_t(j) * kBlock + t;   // coalesced: a warp reads 32 neighbours
                 key[j] = to_key(in[e < count ? e : last], smallest);
                 idx[j] = uint32_t(e);
             }
         } else {
 #pragma unroll
             for (int j = 0; j < kItems; ++j) {
-                size_t e = tile * kTile + size_t(j) * kBlock + t;
-                uint2 p = buf_in[e < count ? e : last];
+                size_t e = tile * tile_keys + size_t(j) * kBlock + t;
+                uint2 p = buf_in[j < items && e < count ? e : last];
                 key[j] = p.x;
                 idx[j] = p.y;
             }
         }
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
-            const bool valid = tile * kTile + size_t(j) * kBlock + t < count;
+            const bool valid = j < items && tile * tile_keys + size_t(j) * kBlock + t < count;
             uint8_t c = kNone;
             if (valid) {
                 if (LEVEL == 0) {
