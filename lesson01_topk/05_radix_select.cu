@@ -178,11 +178,12 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     uint32_t kmin = 0xFFFFFFFFu, kmax = 0;
     __syncthreads();
 
-    // Keys per thread: 16 on the input; on a candidate buffer only as many as spread it over the
-    // whole grid. After F the buffer holds a few thousand keys: 16 a thread put them all on one or
-    // two blocks, whose 16 chained count_digit calls were the pass's time (ncu, TUNING.md).
-    const size_t grid_keys = size_t(gridDim.x) * kBlock, spread = (count + grid_keys - 1) / grid_keys;
-    const int items = src == 0 ? kItems : int(spread < 1 ? 1 : spread > kItems ? kItems : spread);
+    // Keys per thread: 16, except on a candidate buffer that the grid covers with one key a
+    // thread. After F the buffer holds a few thousand keys: 16 a thread put them all on one or two
+    // blocks, whose 16 chained count_digit calls were the pass's time (ncu, TUNING.md). A larger
+    // buffer keeps 16 (2 to 15 a thread, sized to the grid, measured slower at 2^21).
+    const size_t grid_keys = size_t(gridDim.x) * kBlock;
+    const int items = (src == 0 || count > grid_keys) ? kItems : 1;
     const size_t tile_keys = size_t(items) * kBlock;
     const size_t tiles = (count + tile_keys - 1) / tile_keys;
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
