@@ -21,8 +21,8 @@
 // a row [begin, end) touches chunks begin/4 .. (end-1)/4, and a chunk's entries outside the row
 // are masked (column -1, value 0; no x read). Lane l of a row's group takes chunks cb + l,
 // cb + l + W, ...: the group reads its row side by side, a warp reads 32 / W consecutive rows as
-// one contiguous stretch. Each group handles 2 rows, every chunk of both loaded before the first
-// product is formed (more loads in flight per thread).
+// one contiguous stretch. Each group handles 2 rows (float; 1 for double, see kRowsPerGroup), every
+// chunk of its rows loaded before the first product is formed (more loads in flight per thread).
 // Cost model: one launch; the matrix read once; log2(W) shuffle steps per short row.
 // Measured on the H100 (2^22 rows x 16, float32): 1.02x cuSPARSE on random columns. Loading each
 // chunk as one 16-byte vector instead of 4 scalars was slower on every family (banded 0.327 vs
@@ -34,7 +34,12 @@
 
 constexpr int kBlock = 256;         // threads per block
 constexpr int kChunks = 2;          // chunks per lane per row loaded before use (loads in flight)
-constexpr int kRowsPerGroup = 2;    // rows per group of lanes, all loaded before any is used
+// Rows per group of lanes, all loaded before any is used: 2 for float, 1 for double. Two rows of
+// doubles held 74 registers (3 blocks per SM); one row, capped at 64 registers by the 4 blocks
+// asked below, runs 4 blocks: float64 power-law 1.308 -> 1.103 ms, banded 0.381 -> 0.347, random
+// 1.004 -> 0.999 (H100). For float the bound costs: 5 blocks (48 registers) lost 6 % on random.
+template <class T> constexpr int kRowsPerGroup = sizeof(T) == 4 ? 2 : 1;
+template <class T> constexpr int kMinBlocks = sizeof(T) == 4 ? 1 : course::min_blocks_that_fit(4, kBlock);
 constexpr int kVec = 4;             // entries per chunk
 constexpr int kMediumMax = 2048;    // longer rows (not short) go to the whole block
 
@@ -87,11 +92,11 @@ __device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, con
 }
 
 template <int W, class T>
-__global__ void __launch_bounds__(kBlock, 1)
+__global__ void __launch_bounds__(kBlock, kMinBlocks<T>)
 adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,
               const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {
     constexpr int kGroups = kBlock / W;                        // groups of W lanes in the block
-    constexpr int kRowsPerBlock = kGroups * kRowsPerGroup;
+    constexpr int kRowsPerBlock = kGroups * kRowsPerGroup<T>;
     constexpr int kShortMaxChunks = kChunks * W;               // a short row: at most this many chunks
     __shared__ int s_long[kRowsPerBlock];
     __shared__ int s_long_count;
@@ -101,10 +106,10 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
     const int group = threadIdx.x / W, in_group = threadIdx.x % W;
     // Row q of this group: consecutive groups take consecutive rows, so a warp's loads of one
     // round q cover one contiguous stretch of the matrix.
-    int64_t row[kRowsPerGroup], begin[kRowsPerGroup], end[kRowsPerGroup];
-    bool is_short[kRowsPerGroup];
+    int64_t row[kRowsPerGroup<T>], begin[kRowsPerGroup<T>], end[kRowsPerGroup<T>];
+    bool is_short[kRowsPerGroup<T>];
 #pragma unroll
-    for (int q = 0; q < kRowsPerGroup; ++q) {
+    for (int q = 0; q < kRowsPerGroup<T>; ++q) {
         row[q] = int64_t(blockIdx.x) * kRowsPerBlock + int64_t(q) * kGroups + group;
         const bool valid = row[q] < rows;
         begin[q] = valid ? row_ptr[row[q]] : 0;
@@ -121,7 +126,7 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
     if (threadIdx.x == 0) s_long_count = 0;
     __syncthreads();
 #pragma unroll
-    for (int q = 0; q < kRowsPerGroup; ++q)
+    for (int q = 0; q < kRowsPerGroup<T>; ++q)
         if (row[q] >= 0 && !is_short[q] && in_group == 0 && end[q] - begin[q] > kMediumMax)
             s_long[atomicAdd(&s_long_count, 1)] = int(row[q]);
     __syncthreads();
@@ -140,16 +145,16 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
         __syncthreads();   // s_warp_sum is reused by the next long row
     }
 
-    // Short rows: the group of W lanes, all kRowsPerGroup rows at once: every chunk of every row
+    // Short rows: the group of W lanes, all its rows at once: every chunk of every row
     // is loaded (16 bytes of columns + 16 or 32 bytes of values per load pair) before the first
     // is used. Lane in_group takes chunks cb + in_group + u W: the group reads its row's aligned
     // chunks side by side, a warp reads 32 / W consecutive rows in one contiguous stretch. Every
     // lane takes part in the shuffles (no early exit).
     {
-        int c[kRowsPerGroup][kChunks][kVec];
-        T v[kRowsPerGroup][kChunks][kVec];
+        int c[kRowsPerGroup<T>][kChunks][kVec];
+        T v[kRowsPerGroup<T>][kChunks][kVec];
 #pragma unroll
-        for (int q = 0; q < kRowsPerGroup; ++q) {
+        for (int q = 0; q < kRowsPerGroup<T>; ++q) {
             const int64_t cb = begin[q] / kVec, ce = (end[q] + kVec - 1) / kVec;
 #pragma unroll
             for (int u = 0; u < kChunks; ++u) {
@@ -158,7 +163,7 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
             }
         }
 #pragma unroll
-        for (int q = 0; q < kRowsPerGroup; ++q) {
+        for (int q = 0; q < kRowsPerGroup<T>; ++q) {
             T sum = T(0);
 #pragma unroll
             for (int u = 0; u < kChunks; ++u) sum += chunk_dot(c[q][u], v[q][u], x);
@@ -169,7 +174,7 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
 
     // Medium rows: the whole warp, one row at a time. The ballot is warp-uniform, so is the loop.
 #pragma unroll
-    for (int q = 0; q < kRowsPerGroup; ++q) {
+    for (int q = 0; q < kRowsPerGroup<T>; ++q) {
         const bool is_medium = row[q] >= 0 && !is_short[q] && end[q] - begin[q] <= kMediumMax;
         unsigned pending = __ballot_sync(0xFFFFFFFFu, is_medium && in_group == 0);
         while (pending) {
@@ -187,7 +192,7 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
 template <int W, class T>
 void launch(const spmv::Csr<T>& A, const T* x, T* y) {
     static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0 && kBlock % W == 0, "W: a power of two <= 32");
-    const unsigned blocks = course::blocks_for(A.rows, kBlock / W * kRowsPerGroup);
+    const unsigned blocks = course::blocks_for(A.rows, kBlock / W * kRowsPerGroup<T>);
     adaptive_spmv<W, T><<<blocks, kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();
 }
