@@ -12,8 +12,9 @@
 // device memory: no host round trip.
 // Cost model (n = 2^28 float32, k <= 2048, uniform): a 1/256 sample read twice (S0, S1: 0.008 reads
 // of the input), one full read F that copies the keys above the sample's threshold (a few hundred)
-// to a candidate buffer, then four passes and a sort over that buffer only: ~1.01 reads + 9 launches.
-// Measured (H100, 2^28 float32): 0.469 ms at k = 1024, 0.448 at k = 1 (20x the sort bar, ~78 % of
+// to a candidate buffer, then four passes over that buffer only and the ordering of the k results:
+// ~1.01 reads + 9 launches.
+// Measured (H100, 2^28 float32): 0.449 ms at k = 1024, 0.441 at k = 1 (21x the sort bar, ~80 % of
 // a copy); the full read F is ~80 % of the time, the sample ~7 %, the four passes after F ~10 %
 // (ncu; TUNING.md).
 // Small inputs (every 4096-key tile gets a resident block: on the H100 2^20 fits, 2^21 not; k <=
@@ -41,7 +42,7 @@
 //           every key above it and all its ties), so K0..K3 run on the buffer alone; otherwise (a
 //           rare miss, or an all-equal input, or k near n) they run on the input.
 // The check "at least k copied" is exact, so a bad guess costs time, never correctness. The k
-// results come out unordered (atomic positions); one block sorts them (k <= 4096) or CUB does.
+// results come out unordered (atomic positions); ranked by counting (k <= 4096) or sorted by CUB.
 #include <cmath>
 #include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -462,8 +463,7 @@ filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool 
     st->src_count = ok ? kept : 0u;
 }
 
-// Turns the k unordered results into the output: one block sorts them when k <= 4096, otherwise
-// CUB's radix sort (on the k pairs only) and a gather.
+// k > 4096: CUB's radix sort orders the k pairs; this gathers their values into the output.
 template <class T>
 __global__ void gather_sorted(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ idx, size_t k,
                               T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
@@ -510,6 +510,36 @@ inline SmallState* small_state() {
         CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(SmallState)));
     }
     return p;
+}
+
+// Results r0 .. r0 + R - 1 (those < k) of the k in s[] (distinct packed values) each go to position
+// #{results larger than it}: one warp, one pass over s[] with the k compares per result spread
+// over its lanes, then a warp sum per result; lane 0 writes index and value.
+template <int R, class T>
+__device__ __forceinline__ void rank_and_write(const uint64_t* s, uint32_t k, uint32_t r0, int lane,
+                                               const T* __restrict__ in, size_t n, T* __restrict__ out_vals,
+                                               uint32_t* __restrict__ out_idx) {
+    uint64_t mine[R];
+    uint32_t above[R];
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+        mine[q] = r0 + q < k ? s[r0 + q] : ~uint64_t(0);   // past k: ranked, never written
+        above[q] = 0;
+    }
+    for (uint32_t j = lane; j < k; j += 32) {
+        const uint64_t v = s[j];
+#pragma unroll
+        for (int q = 0; q < R; ++q) above[q] += v > mine[q];
+    }
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+        const uint32_t a = scan::warp_reduce(above[q], scan::Plus{});
+        if (lane == 0 && r0 + q < k && a < k) {      // (a broken version may leave slots unset)
+            const uint32_t i = packed_index(mine[q]);
+            out_idx[a] = i;
+            if (i < n) out_vals[a] = in[i];
+        }
+    }
 }
 
 template <class T, class Find, class Pol>
@@ -595,17 +625,37 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
     for (uint32_t i = t; i < k; i += kBlock) s_packed[i] = pack(__ldcg(&res_keys[i]), __ldcg(&res_idx[i]));
     __syncthreads();
     const int lane = t & 31;
-    for (uint32_t r = first + t / 32; r < k; r += warps) {
-        const uint64_t mine = s_packed[r];
-        uint32_t above = 0;
-        for (uint32_t j = lane; j < k; j += 32) above += s_packed[j] > mine;
-        above = scan::warp_reduce(above, scan::Plus{});
-        if (lane == 0 && above < k) {                     // (a broken version may leave slots unset)
-            uint32_t i = packed_index(mine);
-            out_idx[above] = i;
-            if (i < n) out_vals[above] = in[i];
-        }
+    for (uint32_t r = first + t / 32; r < k; r += warps) rank_and_write<1>(s_packed, k, r, lane, in, n, out_vals, out_idx);
+}
+
+// The large path's last step: K3 leaves the k results unordered (atomic positions); they are
+// ordered by the same counting as the small path's rank phase, spread over ceil(k / 32) blocks:
+// each block copies the k results to shared memory (every load issued before the first store),
+// each warp ranks 4 of them in one pass. ncu at k = 2048: 33.0 us for one block's bitonic sort
+// (66 barrier-separated steps), 11.7 us for this with a load loop and one pass per result, 9.0 us
+// as written (TUNING.md).
+constexpr uint32_t kRankPerWarp = 4;   // results per warp
+template <class T>
+__global__ void __launch_bounds__(kBlock)
+rank_results(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ idx,
+             uint32_t k, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    constexpr int kPerThread = int(kSmallSortMax) / kBlock;
+    __shared__ uint64_t s[kSmallSortMax];
+    uint32_t key[kPerThread], id[kPerThread];
+#pragma unroll
+    for (int u = 0; u < kPerThread; ++u) {
+        const uint32_t i = threadIdx.x + uint32_t(u) * kBlock;
+        key[u] = i < k ? keys[i] : 0;
+        id[u] = i < k ? idx[i] : 0;
     }
+#pragma unroll
+    for (int u = 0; u < kPerThread; ++u) {
+        const uint32_t i = threadIdx.x + uint32_t(u) * kBlock;
+        if (i < k) s[i] = pack(key[u], id[u]);
+    }
+    __syncthreads();
+    const uint32_t first = (blockIdx.x * kSmallWarps + threadIdx.x / 32) * kRankPerWarp;
+    if (first < k) rank_and_write<kRankPerWarp>(s, k, first, int(threadIdx.x & 31), in, n, out_vals, out_idx);
 }
 
 // The largest grid small_select can launch with every block resident (0: no cooperative launch).
@@ -674,7 +724,8 @@ void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
     select_pass<T, 3, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
     CUDA_CHECK_LAST();
     if (k <= kSmallSortMax) {
-        sort_small_and_write<<<1, 1024>>>(d_in, n, out_keys, out_idx, int(k), d_vals, d_idx);
+        const uint32_t per_block = kSmallWarps * kRankPerWarp;
+        rank_results<T><<<unsigned((k + per_block - 1) / per_block), kBlock>>>(d_in, n, out_keys, out_idx, uint32_t(k), d_vals, d_idx);
         CUDA_CHECK_LAST();
     } else {
         uint32_t* sk = course::scratch_as<uint32_t>(4, k);

@@ -1,6 +1,6 @@
 // lesson01_topk/bitonic.cuh — bitonic sorting networks on packed (key, index) values, largest
-// first: a block-wide sort in shared memory (used to order the final k results and by
-// 04_bitonic_topk.cu) and warp-wide merges in registers (03_warp_select.cu).
+// first: a block-wide sort in shared memory (04_bitonic_topk.cu, 06_rowwise.cu) and warp-wide
+// merges in registers (03_warp_select.cu).
 //
 // A bitonic network is a fixed sequence of compare-exchange steps that does not depend on the
 // data: no branches that diverge on values, every step a barrier (block) or a shuffle (warp).
@@ -68,25 +68,7 @@ __device__ __forceinline__ uint64_t warp_sort_desc(uint64_t x) {
 
 }  // namespace bitonic
 
-// Sorts the k results (k <= 4096) held as separate key and index arrays, largest first, and writes
-// values (gathered from the input) and indices. One block of 1024 threads, 32 KB of shared memory.
+// The most results 05_radix_select orders by counting in shared memory (32 KB of packed values).
 constexpr size_t kSmallSortMax = 4096;
-
-template <class T>
-__global__ void __launch_bounds__(1024)
-sort_small_and_write(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ idx,
-                     int k, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
-    __shared__ uint64_t s[kSmallSortMax];
-    int m = 1;
-    while (m < k) m *= 2;
-    for (int i = threadIdx.x; i < m; i += blockDim.x) s[i] = i < k ? pack(keys[i], idx[i]) : kEmpty;
-    __syncthreads();
-    bitonic::block_sort_desc(s, m);
-    for (int j = threadIdx.x; j < k; j += blockDim.x) {
-        uint32_t i = packed_index(s[j]);
-        out_idx[j] = i;
-        if (i < n) out_vals[j] = in[i];           // never read outside the input, even for a broken version
-    }
-}
 
 }  // namespace topk
