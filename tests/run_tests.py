@@ -238,6 +238,33 @@ def plot_tests(tmp):
            "" if rc == 0 else tail(out + err))
 
 
+def matrix_script_tests(build, tmp):
+    """lesson03's make_matrices.py: with SciPy and NetworkX it writes three .mtx files that the SpMV
+    reader accepts (the program then stops only for want of a GPU, exit 77, never 2 for the file);
+    without them it says so and exits 0."""
+    script = os.path.join(ROOT, "lesson03_compact_spmv", "make_matrices.py")
+    out_dir = os.path.join(tmp, "mtx")
+    rc, out, err = run([sys.executable, script, "--out", out_dir, "--scale", "0.002"], timeout=300)
+    if rc != 0:
+        report("FAIL", "make_matrices.py runs", tail(out + err))
+        return
+    if "nothing written" in out:
+        report("PASS", "make_matrices.py without SciPy/NetworkX says so and exits 0")
+        return
+    exe = os.path.join(build, "lesson03_compact_spmv", "spmv_05_merge_path")
+    for name in ("scalefree", "grid2d", "rect"):
+        path = os.path.join(out_dir, name + ".mtx")
+        if not os.path.exists(path):
+            report("FAIL", f"make_matrices.py writes {name}.mtx", tail(out + err))
+            continue
+        if not os.path.exists(exe):
+            report("SKIP", f"{name}.mtx read by spmv_05", "spmv_05_merge_path not built")
+            continue
+        rc, o, e = run([exe, "--matrix", path, "--reps", "1"], timeout=120)
+        ok = rc in (0, 77)   # read and checked (GPU) or read and stopped for want of a GPU
+        report("PASS" if ok else "FAIL", f"make_matrices.py {name}.mtx accepted by the SpMV reader", "" if ok else tail(o + e))
+
+
 def fuzz_tests(build, tmp):
     """The readers fuzzed under AddressSanitizer + UBSan (host compiler), and the command line fuzzed."""
     cxx = shutil.which(os.environ.get("CXX", "g++")) or shutil.which("clang++")
@@ -433,6 +460,7 @@ def main():
             npy_file_tests(build, tmp)
             plot_tests(tmp)
             notes_tests()
+            matrix_script_tests(build, tmp)
             fuzz_tests(build, tmp)
         print("== GPU part", flush=True)
         has_gpu, why = gpu_present(build)
