@@ -14,9 +14,11 @@
 // of the input), one full read F that copies the keys above the sample's threshold (a few hundred)
 // to a candidate buffer, then four passes over that buffer only and the ordering of the k results:
 // ~1.01 reads + 9 launches.
-// Measured (H100, 2^28 float32): 0.449 ms at k = 1024, 0.441 at k = 1 (21x the sort bar, ~80 % of
-// a copy); the full read F is ~80 % of the time, the sample ~7 %, the four passes after F ~10 %
-// (ncu; TUNING.md).
+// Measured (H100, float32 uniform): 2^28: 0.441 ms at k = 1024, 0.433 at k = 1, 0.452 at k = 2048
+// (~82 % of a copy; the full read F is ~80 % of the time, the sample ~7 %); 2^20: 24 us at k = 32,
+// 26 us at k = 1024 (TUNING.md has the runs and the per-kernel and per-phase splits).
+// Every histogram counts with one plain shared atomic per key (count_digit): grouping the lanes
+// that hold the same digit first cost more than it saved (2^20: 35 -> 24 us without it).
 // Small inputs (every 4096-key tile gets a resident block: on the H100 2^20 fits, 2^21 not; k <=
 // 4096) run the whole selection in ONE cooperative launch: the keys stay in registers, the passes
 // are phases separated by grid barriers. Works for every k from 1 to n (larger k are ordered by
@@ -131,17 +133,13 @@ struct FindBucket {
 
 // ---- helpers --------------------------------------------------------------------------------------
 
-// Counts `dv` (< 2048) into a shared histogram; lanes holding the same digit add once
-// (scan::match_low_bits: 12 ballots, bit 11 set for lanes that count nothing), so 32 equal keys
-// cost one shared atomic, not 32 serialised ones. All lanes must call it.
-// A warp whose lanes all hold one tag (all-equal input, a run of duplicates) takes a shortcut
-// past the 12 ballots.
+// Counts `dv` (< 2048) into a shared histogram: one shared atomic per counted key, even when many
+// lanes of a warp hold the same digit. Grouping equal digits first (12 ballots, then one atomic of
+// the group's size) looked cheaper and was slower on the H100: the one-launch path at 2^20 took
+// 37.0 us with the groups, 25.7 us without (k = 1, uniform floats, whose top digits pile onto four
+// bins); TUNING.md has every shape. All lanes of a warp may call it (no warp-wide step).
 __device__ __forceinline__ void count_digit(uint32_t* s_hist, bool counted, uint32_t dv) {
-    uint32_t tag = counted ? dv : 0x800u;
-    uint32_t lane0_tag = __shfl_sync(0xFFFFFFFFu, tag, 0);
-    uint32_t peers = __all_sync(0xFFFFFFFFu, tag == lane0_tag) ? 0xFFFFFFFFu : scan::match_low_bits<12>(tag);
-    int leader = __ffs(peers) - 1;
-    if (counted && (threadIdx.x & 31) == leader) atomicAdd(&s_hist[dv], uint32_t(__popc(peers)));
+    if (counted) atomicAdd(&s_hist[dv], 1u);
 }
 
 // Class of one element in a pass.
@@ -493,7 +491,8 @@ __global__ void gather_sorted(const T* __restrict__ in, size_t n, const uint32_t
 //     result, k compares spread over its lanes, from a copy of the k results in shared memory. k^2
 //     compares (1 M at k = 1024) spread over the whole grid cost less than a one-block bitonic sort.
 // Used when k <= kSmallSortMax and every tile gets its own resident block (on the H100 n = 2^20 fits,
-// 2^21 does not). 16 keys per thread measured best (8: 36.0 us, 32: 61.1 us at 2^20, k = 32, vs 34.9).
+// 2^21 does not). 16 keys per thread measured best (8: 36.0 us, 32: 61.1 us at 2^20, k = 32, vs 34.9,
+// when count_digit still grouped equal digits).
 constexpr int kSmallWarps = kBlock / 32;
 constexpr int kSmallItems = 16, kSmallTile = kBlock * kSmallItems;   // 8 or 32 keys per thread: slower (above)
 
@@ -542,8 +541,11 @@ __device__ __forceinline__ void rank_and_write(const uint64_t* s, uint32_t k, ui
     }
 }
 
+// Three blocks per SM asked of the compiler: left alone it took 201 registers (one block per SM, so
+// 2^20's 256 tiles no longer fit a cooperative grid on 132 SMs and the call fell back to the
+// launch sequence: 48.8 us); with 3 it takes 80 registers, no spill (2 blocks: 128, with spills).
 template <class T, class Find, class Pol>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, 3)
 small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, SmallState* st,
              uint32_t* __restrict__ res_keys, uint32_t* __restrict__ res_idx,
              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
@@ -567,7 +569,7 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
 #pragma unroll
         for (int j = 0; j < kSmallItems; ++j) {
             bool cnt = base + size_t(j) * kBlock + t < n && (key[j] & mask) == prefix;
-            if (__any_sync(0xFFFFFFFFu, cnt)) count_digit(s_hist, cnt, digit_of(key[j], L));
+            count_digit(s_hist, cnt, digit_of(key[j], L));
         }
         __syncthreads();
         for (int i = t; i < digit_bins(L); i += kBlock)
