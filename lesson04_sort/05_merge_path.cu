@@ -14,10 +14,11 @@
 //   * each merge block loads its A piece and B piece with coalesced loads into shared memory, every
 //     thread finds its own 32-output diagonal there (a search in shared memory, 12 steps) and
 //     merges 32 keys serially into registers; the block then writes its 4096 outputs coalesced.
-//   * the tile sort is now STABLE: 16 keys per thread sorted in registers by odd-even
-//     transposition (swaps only strictly out-of-order neighbours), then 8-9 rounds of merge-path
-//     merges in shared memory (ties to the left run). With the stable global merges, the whole
-//     sort is stable: pairs keep equal keys in input order.
+//   * the tile sort: each of 256 threads sorts its keys in registers, then 8 rounds of merge-path
+//     merges in shared memory (ties to the left run) make one sorted tile. Keys alone: 32 keys a
+//     thread by a bitonic network (equal keys are identical bits, so stability cannot be seen);
+//     pairs: 16 a thread by odd-even transposition, which is stable. With the stable global merges
+//     the whole sort is stable: pairs keep equal keys in input order.
 // Cost model (n = 2^28 uint32):
 //   passes:  1 tile sort (8192 uint32 keys per block; 4096 for pairs and uint64) + log2(n/8192)
 //            = 15 merge passes, each reading and writing every key once (pairs: every value too):
@@ -30,9 +31,11 @@
 // What limits it: the pass count (radix sort moves keys 4 times for 32-bit keys, merge sort
 // log2(n/tile) times) and the serial 32-key merge per thread (divergent, latency-bound loads from
 // shared memory).
-// Partial tiles: the last tile of the tile sort is padded with copies of its LARGEST real key; the
-// sort is stable and the copies come after every real key in input order, so they end after all
-// real keys and are simply not written. No key value is reserved as a sentinel.
+// Partial tiles: the last tile of the tile sort is padded with copies of its LARGEST real key. With
+// pairs the sort is stable and the copies come after every real key in input order, so they end
+// after all real keys; with keys alone a copy has the same bits as that largest key, so it does not
+// matter which of them land last. The outputs past the real count are simply not written. No key
+// value is reserved as a sentinel.
 // Keys: uint32, int32, float32, uint64; pairs (uint32 key, uint32 value), stable.
 //
 // The merge kernel:
@@ -47,31 +50,38 @@
 //     two instructions; the tile sort is issue-bound): the tile sort 325 -> 274 us at 2^24 (ncu).
 //     Pairs keep 64-bit indices in the merge kernel (32-bit cost them registers and 2.5 %).
 //   The tile sort's merge rounds use the same one-load serial merge and 32-bit search.
-// Measured (cub::DeviceMergeSort in the same run): 2^28 uint32 15.11 ms, 1.02x on the H100 (1.01x
-// on the H200); pairs 1.11x (1.19x); 2^24 0.99x (0.97x). What is left is the tile sort: 274 us
-// against CUB's 196 us block sort at 2^24, 143 M instructions against 104 M (TUNING.md).
+// Measured (cub::DeviceMergeSort in the same run): 2^28 uint32 14.26 ms, 1.08x on the H100 (1.08x
+// on the H200); 2^24 1.05x (1.03x); pairs 1.11x (1.19x). The 32-key register sort took the
+// tile sort from 9 shared-memory rounds to 8 (2^24: 0.92 -> 0.87 ms). float32 keys are still
+// 0.99x (0.96x) at 2^24: every comparison goes through the ordered codes (TUNING.md).
 //
 #include "comparison.cuh"
 
-constexpr int kItems = 16;                      // tile sort: keys per thread
 // Merge blocks of 128 threads x 32 outputs = 4096-output tiles. Measured at 2^28 uint32 against
 // cub::DeviceMergeSort (H100): 128 x 32 0.98x, 256 x 32 0.97x, 512 x 16 0.89x (TUNING.md).
 constexpr int kBlock = 128;
 constexpr int kMergeItems = 32;
 constexpr int kTile = kBlock * kMergeItems;     // merge outputs per block
 constexpr int kPadded = kTile + kTile / 32;
-// The tile sort uses as many threads as 48 KB of static shared memory allows: 512 threads (8192
-// keys) for 4-byte keys, 256 (4096) for uint64 keys or pairs. One pass fewer for uint32 keys.
-template <class K, bool kPairs> constexpr int sort_block() {
-    return sizeof(K) + (kPairs ? 4 : 0) == 4 ? 512 : 256;
-}
 static_assert((kTile & (kTile - 1)) == 0, "the merge tile must be a power of two");
+
+// The tile sort: 256 threads, each sorting sort_items() keys in registers, then merge rounds in
+// shared memory up to the whole tile (a power of two, within 48 KB of static shared memory):
+//   keys alone, 4-byte keys: 32 keys a thread, 8192-key tiles, 8 merge rounds (a bitonic network);
+//   pairs, 8-byte keys:      16 keys a thread, 4096-key tiles, 8 merge rounds.
+// Measured against the tile sort before (512 threads x 16 keys by odd-even transposition, 9
+// rounds), H100, cub::DeviceMergeSort in the same run: 2^24 uint32 0.92 -> 0.87 ms, 2^28 15.09 ->
+// 14.25 ms (TUNING.md).
+constexpr int kSortBlock = 256;
+template <class K, bool kPairs> __host__ __device__ constexpr int sort_items() {
+    return !kPairs && sizeof(K) == 4 ? 32 : 16;
+}
 // A merge tile must never straddle two run pairs: it has to divide 2 x width for the smallest
 // width, 2 x the smallest tile sort (256 x 16 keys, for uint64 keys and pairs).
-static_assert(kTile <= 2 * 256 * kItems, "the merge tile is larger than a run pair");
+static_assert(kTile <= 2 * kSortBlock * 16, "the merge tile is larger than a run pair");
 
-// Shared-memory index with one pad word per 32: thread t's 16 consecutive keys (t * 16 + i) fall
-// in 32 different banks across a warp instead of 2.
+// Shared-memory index with one pad word per 32: thread t's 16 or 32 consecutive keys (t * ITEMS + i)
+// fall in 32 different banks across a warp instead of 2 or 1.
 __device__ __forceinline__ int pad(int x) { return x + (x >> 5); }
 
 // A window [off, off + len) of a padded shared array, indexable like a plain array.
@@ -84,7 +94,50 @@ struct PaddedView {
 
 // ---- the stable tile sort ------------------------------------------------------------------
 
-template <int BLOCK, class K, bool kPairs>
+// ITEMS keys in registers, sorted. Every index is a compile-time constant once the loops unroll,
+// so the keys stay in registers (a run-time index would move the array to local memory).
+//   keys alone: a bitonic network, 80 compare-exchanges for 16 keys, 240 for 32 (each stage k
+//     sorts runs of k, alternately ascending and descending, so that pairs of them form bitonic
+//     sequences for the next stage). It is not stable, and need not be: two keys that compare
+//     equal have the same bits (key_less compares the ordered codes, a one-to-one map), so no
+//     one can tell which came first.
+//   pairs: odd-even transposition, ITEMS rounds of neighbour swaps (120 compare-exchanges for
+//     16), which swaps only strictly out-of-order neighbours: stable, so values keep input order.
+template <int ITEMS, bool kPairs, class K>
+__device__ __forceinline__ void sort_in_registers(K (&keys)[ITEMS], uint32_t (&vals)[ITEMS]) {
+    if constexpr (!kPairs) {
+        static_assert((ITEMS & (ITEMS - 1)) == 0, "a bitonic network of a power of two");
+#pragma unroll
+        for (int k = 2; k <= ITEMS; k *= 2) {
+#pragma unroll
+            for (int j = k / 2; j > 0; j /= 2) {
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) {
+                    const int l = i ^ j;
+                    if (l > i) {
+                        const bool ascending = (i & k) == 0;
+                        if (ascending ? sorting::key_less(keys[l], keys[i]) : sorting::key_less(keys[i], keys[l])) {
+                            K t = keys[i]; keys[i] = keys[l]; keys[l] = t;
+                        }
+                    }
+                }
+            }
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < ITEMS; ++r) {
+#pragma unroll
+            for (int i = r & 1; i + 1 < ITEMS; i += 2) {
+                if (sorting::key_less(keys[i + 1], keys[i])) {
+                    K t = keys[i]; keys[i] = keys[i + 1]; keys[i + 1] = t;
+                    uint32_t u = vals[i]; vals[i] = vals[i + 1]; vals[i + 1] = u;
+                }
+            }
+        }
+    }
+}
+
+template <int BLOCK, int kItems, class K, bool kPairs>
 __global__ void __launch_bounds__(BLOCK)
 tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __restrict__ kout,
           uint32_t* __restrict__ vout, size_t n) {
@@ -135,18 +188,8 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         keys[i] = sk[pad(tid * kItems + i)];
         if constexpr (kPairs) vals[i] = sv[pad(tid * kItems + i)];
     }
-    // 16 rounds of odd-even transposition in registers: sorts 16 keys, stably.
-#pragma unroll
-    for (int r = 0; r < kItems; ++r) {
-#pragma unroll
-        for (int i = r & 1; i + 1 < kItems; i += 2) {
-            if (sorting::key_less(keys[i + 1], keys[i])) {
-                K t = keys[i]; keys[i] = keys[i + 1]; keys[i + 1] = t;
-                if constexpr (kPairs) { uint32_t u = vals[i]; vals[i] = vals[i + 1]; vals[i + 1] = u; }
-            }
-        }
-    }
-    // Runs of 16 -> 32 -> ... -> TILE, each round a merge-path merge in shared memory.
+    sort_in_registers<kItems, kPairs>(keys, vals);
+    // Runs of kItems -> 2 kItems -> ... -> TILE, each round a merge-path merge in shared memory.
     for (int run = kItems; run < TILE; run *= 2) {
         __syncthreads();                                     // everyone has read the last round
 #pragma unroll
@@ -314,7 +357,7 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
 template <class K, bool kPairs>
 void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout, size_t n) {
     if (n == 0) return;
-    constexpr int kSortBlock = sort_block<K, kPairs>(), kSortTile = kSortBlock * kItems;
+    constexpr int kSortItems = sort_items<K, kPairs>(), kSortTile = kSortBlock * kSortItems;
     int passes = 0;
     for (size_t w = kSortTile; w < n; w *= 2) ++passes;
     const size_t tiles = (n + kTile - 1) / kTile;
@@ -329,7 +372,7 @@ void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout,
     // The merge kernel's shared memory is dynamic: 32 outputs per thread need up to 67 KB (pairs).
     constexpr size_t kMergeSmem = merge_smem<K, kPairs>();
     course::allow_dynamic_smem(merge_tiles<K, kPairs>, kMergeSmem);
-    tile_sort<kSortBlock, K, kPairs><<<course::blocks_for(n, kSortTile), kSortBlock>>>(kin, vin, ka, va, n);
+    tile_sort<kSortBlock, kSortItems, K, kPairs><<<course::blocks_for(n, kSortTile), kSortBlock>>>(kin, vin, ka, va, n);
     CUDA_CHECK_LAST();
     for (size_t w = kSortTile; w < n; w *= 2) {
         partition_tiles<K><<<course::blocks_for(tiles, 256), 256>>>(ka, n, w, tiles, splits);
