@@ -8,7 +8,8 @@
 //   * The digit counts of every pass are computed up front, in one read of the input: a key's
 //     digit in pass p does not depend on the earlier passes (it is just bits 8p..8p+7), so one
 //     histogram kernel fills all 4 (uint32) or 8 (uint64) 256-bin histograms at once. An
-//     exclusive scan of each gives the global start of every digit in every pass.
+//     exclusive scan of each gives the global start of every digit in every pass. Each thread
+//     loads 16 keys before it counts any, so the read is not a chain of one load at a time.
 //   * Inside a pass, a tile needs to know how many keys of digit d the earlier tiles hold. 07
 //     computed that with a separate count kernel and a scan over all tiles; here it comes from
 //     decoupled look-back (lesson02_scan/lookback.cuh has the idea), with one chain per digit:
@@ -30,15 +31,15 @@
 // Cost model (uint32, 2^28 keys): histogram 4 B per key; each of the 4 passes 4 B read + 4 B
 // written per key; look-back status 1 KB per tile per pass (6144-key tiles: 44 MB a pass, ~2% of
 // its 2 GiB; all passes' status zeroed by one memset, 179 MB). ~33 B per key in all, 6 launches +
-// 1 memset. ncu (H100, 2^28, one pass, 2026-11-23): DRAM traffic is what it should be and the same
-// as CUB's (1.07-1.10 GB read + 1.09-1.16 GB written per pass, ours and CUB's alike), so the gap
-// is not bytes: it is instructions. 08's first version executed 1.14e9 warp instructions per pass
-// (~136 per key) in 2.16 ms (with early counts, still 3840-key tiles: 1.05e9, 2.14 ms; the final
-// tiles were not profiled), CUB's onesweep kernel 0.71e9 (~85 per key) in 1.47 ms; both issue at
-// about half the SM's peak (barrier-heavy, ~50% of warps active). What limits it: the ranking
-// (8 ballots per key to match digits, shared-memory counters) and per-tile overhead (zeroing and
-// scanning 8 x 256 counters, the block scan, the look-back, 4 barriers), which larger tiles
-// spread over more keys.
+// 1 memset. ncu (H100, 2^28, one middle pass, clocks as found): DRAM traffic is what it should be
+// and the same as CUB's (1.07-1.10 GB read + 1.09-1.16 GB written per pass in an earlier profile),
+// so the gap is not bytes.
+// Nor is it instructions any more: this pass executes 0.495e9 warp instructions (~59 per key) in
+// 1.35 ms, CUB's onesweep kernel 0.713e9 (~85 per key) in 1.24 ms. What limits it is latency: 37 %
+// of the SM's warp slots are busy (3 blocks of 8 warps, 80 registers each) against CUB's 55 % (3
+// blocks of 12 warps at 56 registers), and our warps wait longer on global loads (long-scoreboard
+// stalls, the key loads and the look-back). Shapes with more warps (384 x 16, 512 x 12, 256 x 16
+// with 4 blocks) measured slower, not faster (TUNING.md).
 //
 // Correctness notes:
 //   * tiles are numbered by an atomic counter in the order blocks start (one counter per pass),
@@ -50,8 +51,9 @@
 //
 // The kernels and the launcher follow; exercises/radix_digit_lookback.cu includes this file and
 // supplies its own look-back. The partial last tile's loads and scatter are radix.cuh's.
-// Measured (H100, 2^28 uint32): 0.92x cub::DeviceRadixSort::SortKeys, pairs 0.96x, float32 keys
-// ahead of it, in the same sweep (TUNING.md has the tile shapes and the ranking variants).
+// Measured (2^28 uint32, CUB in the same run, two rounds): 0.94x cub::DeviceRadixSort::SortKeys on
+// the H100 (0.95x on the H200), pairs 0.98x (0.96x), 2^24 0.98x (0.98x), 2^20 1.24x (1.24x),
+// float32 keys 1.23x (1.20x). TUNING.md has the tile shapes and the ranking variants.
 //
 #include <cuda/atomic>
 #include <type_traits>
@@ -124,16 +126,37 @@ struct DigitLookback {
 // ---- the upfront histogram of every pass ------------------------------------------------------
 
 // hist[p * 256 + d] += number of keys whose digit in pass p is d. Shared-memory counters per
-// block, one global atomic per (pass, digit) per block at the end.
+// block, one global atomic per (pass, digit) per block at the end. The blocks walk tiles of
+// 256 x 16 keys (grid-stride); a thread loads all 16 of its keys of a tile (striped: coalesced)
+// before it counts any of them, so 16 loads per thread are in flight at once. One key at a time
+// (load, four counts, next load) left each warp waiting on one load after another: ncu on the
+// H100 at 2^28, 507 us, long-scoreboard stalls, against 454 us for CUB's histogram kernel, which
+// also loads 16 keys first (TUNING.md has the before/after).
+constexpr int kHistItems = 16;
 template <class K, class U, int kPasses>
 __global__ void __launch_bounds__(kHistBlock) all_pass_histograms(const K* in, size_t n, uint32_t* hist) {
     __shared__ uint32_t s_hist[kPasses][radix::kDigits];
     for (int i = threadIdx.x; i < kPasses * radix::kDigits; i += kHistBlock) (&s_hist[0][0])[i] = 0;
     __syncthreads();
-    for (size_t e = blockIdx.x * size_t(kHistBlock) + threadIdx.x; e < n; e += size_t(gridDim.x) * kHistBlock) {
-        U code = sorting::Ordered<K>::to(in[e]);
+    constexpr size_t kHistTile = size_t(kHistBlock) * kHistItems;
+    for (size_t base = blockIdx.x * kHistTile; base < n; base += size_t(gridDim.x) * kHistTile) {
+        if (n - base >= kHistTile) {   // a whole tile: all loads first, then the counts
+            const K* p = in + base + threadIdx.x;
+            U code[kHistItems];
 #pragma unroll
-        for (int p = 0; p < kPasses; ++p) atomicAdd(&s_hist[p][radix::digit_of(code, p * radix::kDigitBits)], 1u);
+            for (int j = 0; j < kHistItems; ++j) code[j] = sorting::Ordered<K>::to(p[j * kHistBlock]);
+#pragma unroll
+            for (int q = 0; q < kPasses; ++q)
+#pragma unroll
+                for (int j = 0; j < kHistItems; ++j)
+                    atomicAdd(&s_hist[q][radix::digit_of(code[j], q * radix::kDigitBits)], 1u);
+        } else {                       // the array's last, partial tile
+            for (size_t e = base + threadIdx.x; e < n; e += kHistBlock) {
+                const U code = sorting::Ordered<K>::to(in[e]);
+#pragma unroll
+                for (int q = 0; q < kPasses; ++q) atomicAdd(&s_hist[q][radix::digit_of(code, q * radix::kDigitBits)], 1u);
+            }
+        }
     }
     __syncthreads();
     for (int i = threadIdx.x; i < kPasses * radix::kDigits; i += kHistBlock) {
@@ -411,7 +434,9 @@ void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
     unsigned* counters = control + hist_words;
     uint32_t* status = control + hist_words + kPasses;
 
-    const unsigned hist_grid = std::min<unsigned>(grid, unsigned(course::device().sm_count) * 8u);
+    // At most 8 blocks of 256 per SM (2048 threads, an sm_90 SM's limit); each walks its tiles.
+    const unsigned hist_grid = std::min<unsigned>(course::blocks_for(n, size_t(kHistBlock) * kHistItems),
+                                                  unsigned(course::device().sm_count) * 8u);
     all_pass_histograms<K, U, kPasses><<<hist_grid, kHistBlock>>>(in, n, hist);
     CUDA_CHECK_LAST();
     histograms_to_starts<<<kPasses, kHistBlock>>>(hist);
