@@ -92,7 +92,7 @@ struct PaddedView {
     __device__ T operator[](int i) const { return base[pad(off + i)]; }
 };
 
-// ---- the stable tile sort ------------------------------------------------------------------
+// ---- the tile sort (stable for pairs) ----------------------------------------------------
 
 // ITEMS keys in registers, sorted. Every index is a compile-time constant once the loops unroll,
 // so the keys stay in registers (a run-time index would move the array to local memory).
