@@ -451,6 +451,6 @@ void rowwise_topk(const float* d_in, size_t rows, size_t cols, size_t k, bool sm
 
 }  // namespace rowwise
 
-#ifndef COURSE_NO_MAIN
+#ifndef COURSE_NO_MAIN   // exercises/row_warp_select.cu and wrong/row_float4.cu include this file for its kernels
 int main(int argc, char** argv) { return topk::rows::run_rows(argc, argv, "06_rowwise", rowwise::rowwise_topk<>); }
 #endif
