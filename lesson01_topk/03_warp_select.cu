@@ -21,8 +21,6 @@
 // Limits: k <= 1024 (Q = 32: 64 packed 8-byte values in registers per lane); n < 2^32.
 //
 // The kernels follow (exercises/warp_merge.cu includes this file and plugs in its own merge).
-//
-// exercises/warp_merge.cu replaces MergeTop with its own.
 #include "lesson.cuh"
 
 namespace ws {
@@ -70,7 +68,8 @@ __device__ __forceinline__ void sort_desc(uint64_t (&v)[Q]) {
 }
 
 // list (sorted descending) := the top 32*Q of list and q (sorted descending): take the larger of
-// list[e] and q[32Q-1-e] (a bitonic sequence), then a bitonic merge sorts it.
+// list[e] and q[32Q-1-e] (a bitonic sequence), then a bitonic merge sorts it. The kernels take the
+// merge as a template parameter: exercises/warp_merge.cu replaces MergeTop with its own.
 struct MergeTop {
     template <int Q>
     __device__ __forceinline__ static void apply(uint64_t (&list)[Q], const uint64_t (&q)[Q]) {
