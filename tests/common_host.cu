@@ -1,6 +1,7 @@
 // tests/common_host.cu — host tests of the shared harness (no GPU needed; no CUDA call is made).
-// Option parsing, input generators, .npy round trips and malformed files, and the checkers, each
-// shown to fail on a planted wrong answer. Prints one line per test and 'N passed, N failed'.
+// Option parsing, input generators, .npy round trips and malformed files, the error-text escapers,
+// and the checkers, each shown to fail on a planted wrong answer. Prints one line per test and
+// 'N passed, N failed'.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -224,6 +225,18 @@ static void test_battery_sizes() {
     expect(w.front() == 1024 && w.back() == (1u << 28) && w.size() == 10, "sweep sizes are 2^10..2^28 step x4");
 }
 
+// The two escapers of common/text.h: what each keeps, escapes and cuts.
+static void test_text() {
+    expect(course::printable("ab\ncd") == "ab\\x0acd", "printable escapes a newline as \\x0a");
+    expect(course::printable("caf\xc3\xa9\x7f") == "caf\\xc3\\xa9\\x7f", "printable escapes UTF-8 bytes and DEL");
+    expect(course::printable(std::string(100, 'a')) == std::string(60, 'a') + "...", "printable cuts at 60 with '...'");
+    expect(course::printable(std::string(60, 'a')) == std::string(60, 'a'), "printable keeps 60 characters whole");
+    expect(course::printable("\x01\x02", 4) == "\\x01...", "printable counts the escapes' characters");
+    expect(course::one_line("caf\xc3\xa9\r\n\x1b[31m\x7f") == "caf\xc3\xa9\\x0d\\x0a\\x1b[31m\\x7f",
+           "one_line keeps UTF-8, escapes control characters and DEL");
+    expect(course::one_line(std::string(3000, 'a')) == std::string(2000, 'a'), "one_line stops at 2000 characters, no mark");
+}
+
 int main() {
     test_parse_count();
     test_generators<int32_t>("int32");
@@ -233,6 +246,7 @@ int main() {
     test_npy();
     test_checkers();
     test_battery_sizes();
+    test_text();
     std::printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
 }
