@@ -16,8 +16,10 @@
 // `fuzz_readers --seed S --cases 1` replays that one case.
 //
 //   fuzz_readers [--cases N per reader, default 12000] [--seed S] [--plant]
-// --plant disables one check of each reader (through a test-only hook below) to show that the
-// fuzzer catches it: the run must then FAIL.
+// --plant shows that the fuzzer can fail: it fuzzes planted_load_npy below, a copy of load_npy
+// with one real defect (it ignores bytes after the data), and checks that a too-large allocation
+// shows in the memory accounting and a flipped byte in the comparison. Each of the three must be
+// reported, so that run must FAIL: it ends '0 passed, 3 failed' (tests/run_tests.py checks this).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -265,9 +267,74 @@ static Bytes mutate_npy(Rng& g, Bytes f) {
     return f;
 }
 
+// ---- --plant: load_npy with a real defect ----------------------------------------------------
+// A copy of load_npy's checks (common/npy.h: the same strict dict parse, the same dtype, order and
+// shape rules) with one mistake: the file must hold at least the bytes its shape needs, not exactly
+// those ('<' where npy.h has '!='). Bytes after the data are then silently ignored, so a file whose
+// shape claims less than it holds (numpy never writes one) passes as valid. --plant fuzzes it like
+// the real reader; the fuzzer must report the files it accepts that the independent reading refuses.
 template <class T>
-static void check_npy_case(uint64_t seed, const Bytes& file, bool two_d) {
-    const char* reader = two_d ? "load_npy_2d" : "load_npy";
+static std::vector<T> planted_load_npy(const std::string& path) {
+    using course::NpyError;
+    Bytes f;
+    if (FILE* in = std::fopen(path.c_str(), "rb")) {
+        char buf[4096];
+        size_t got;
+        while ((got = std::fread(buf, 1, sizeof buf, in)) > 0) f.append(buf, got);
+        std::fclose(in);
+    } else throw NpyError(path + ": cannot open");
+    if (f.size() < 10 || f.compare(0, 6, "\x93NUMPY") != 0) throw NpyError(path + ": not a .npy file (bad magic)");
+    int major = (unsigned char)f[6];
+    if (major < 1 || major > 3) throw NpyError(path + ": unsupported .npy format version");
+    size_t pre = major == 1 ? 10 : 12;
+    if (f.size() < pre) throw NpyError(path + ": truncated .npy header");
+    uint64_t hl = (unsigned char)f[8] | uint64_t((unsigned char)f[9]) << 8;
+    if (major > 1) hl |= uint64_t((unsigned char)f[10]) << 16 | uint64_t((unsigned char)f[11]) << 24;
+    if (hl > (1u << 20) || pre + hl > f.size()) throw NpyError(path + ": truncated or too long .npy header");
+    auto dict = course::npy_header_dict(f.substr(pre, hl), path);
+    std::string d = dict["descr"], want = course::npy_descr<T>();
+    if (d.size() < 2 || d.front() != '\'' || d.back() != '\'') throw NpyError(path + ": malformed dtype");
+    d = d.substr(1, d.size() - 2);
+    bool same = d == want || (d.size() == 3 && (sizeof(T) == 1 || d[0] == '=') && d.substr(1) == want.substr(1));
+    if (!same || dict["fortran_order"] != "False") throw NpyError(path + ": wrong dtype or Fortran order");
+    std::string shape = dict["shape"];
+    if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') throw NpyError(path + ": malformed shape");
+    std::string body = shape.substr(1, shape.size() - 2);
+    std::vector<uint64_t> dims;
+    for (size_t pos = 0;;) {
+        while (pos < body.size() && body[pos] == ' ') ++pos;
+        if (pos == body.size()) break;
+        uint64_t v = 0;
+        size_t digits = 0;
+        for (; pos < body.size() && body[pos] >= '0' && body[pos] <= '9'; ++digits) {
+            if (v > (uint64_t(1) << 50)) throw NpyError(path + ": shape too large");
+            v = v * 10 + uint64_t(body[pos++] - '0');
+        }
+        if (!digits) throw NpyError(path + ": malformed shape");
+        dims.push_back(v);
+        while (pos < body.size() && body[pos] == ' ') ++pos;
+        if (pos == body.size()) break;
+        if (body[pos++] != ',') throw NpyError(path + ": malformed shape");
+    }
+    if (dims.size() != 1) throw NpyError(path + ": not a 1-D array");
+    if (dims[0] > (uint64_t(1) << 50)) throw NpyError(path + ": shape too large");
+    uint64_t need = dims[0] * sizeof(T), have = f.size() - pre - hl;
+    if (have < need) throw NpyError(path + ": truncated data");   // THE DEFECT: npy.h refuses have != need
+    std::vector<T> out(dims[0]);
+    if (need) std::memcpy(out.data(), f.data() + pre + hl, need);
+    return out;
+}
+
+// What a reader returned is what the independent reading found, byte for byte.
+template <class T>
+static bool same_data(const std::vector<T>& got, const NpyRef& ref) {
+    return got.size() * sizeof(T) == ref.data.size() &&
+           (got.empty() || std::memcmp(got.data(), ref.data.data(), ref.data.size()) == 0);
+}
+
+template <class T>
+static void check_npy_case(uint64_t seed, const Bytes& file, bool two_d, bool planted = false) {
+    const char* reader = planted ? "planted load_npy" : two_d ? "load_npy_2d" : "load_npy";
     write_file(file);
     NpyRef ref = ref_npy(file, sizeof(T));
     bool ref_ok = ref.ok && ref.dims.size() == (two_d ? 2u : 1u) &&
@@ -280,12 +347,11 @@ static void check_npy_case(uint64_t seed, const Bytes& file, bool two_d) {
         std::vector<T> got;
         uint64_t rows = 0, cols = 0;
         if (two_d) got = course::load_npy_2d<T>(g_path, rows, cols);
-        else got = course::load_npy<T>(g_path);
+        else got = planted ? planted_load_npy<T>(g_path) : course::load_npy<T>(g_path);
         long long used = g_peak.load() - before;
         if (used > (long long)file.size() + (2 << 20)) fail_case(reader, seed, file, "took " + std::to_string(used) + " bytes");
         if (!ref_ok) { fail_case(reader, seed, file, "accepted a file the independent reading refuses"); return; }
-        bool same = got.size() * sizeof(T) == ref.data.size() &&
-                    (got.empty() || std::memcmp(got.data(), ref.data.data(), ref.data.size()) == 0);
+        bool same = same_data(got, ref);
         if (two_d) same = same && rows == ref.dims[0] && cols == ref.dims[1];
         if (!same) { fail_case(reader, seed, file, "accepted with data or shape unlike the independent reading"); return; }
         ++g_passed;
@@ -300,7 +366,7 @@ static void check_npy_case(uint64_t seed, const Bytes& file, bool two_d) {
     }
 }
 
-static void fuzz_npy(uint64_t seed0, int cases, bool two_d) {
+static void fuzz_npy(uint64_t seed0, int cases, bool two_d, bool planted = false) {
     for (int c = 0; c < cases; ++c) {
         uint64_t seed = seed0 * 1000003 + uint64_t(c) + (two_d ? 777777 : 0);
         Rng g{seed};
@@ -320,14 +386,14 @@ static void fuzz_npy(uint64_t seed0, int cases, bool two_d) {
         int rounds = g.coin(6) ? 0 : 1 + int(g.below(3));   // some valid files stay valid
         for (int i = 0; i < rounds; ++i) file = mutate_npy(g, file);
         if (two_d) check_npy_case<float>(seed, file, true);
-        else if (kind == 3) check_npy_case<uint8_t>(seed, file, false);
-        else if (kind == 1) check_npy_case<float>(seed, file, false);
-        else check_npy_case<int32_t>(seed, file, false);
+        else if (kind == 3) check_npy_case<uint8_t>(seed, file, false, planted);
+        else if (kind == 1) check_npy_case<float>(seed, file, false, planted);
+        else check_npy_case<int32_t>(seed, file, false, planted);
     }
     // Truncation at every byte of a small valid file's header and data.
     Rng g{seed0};
     Bytes f = npy_file("<i4", "(5,)", random_payload(g, 20));
-    for (size_t cut = 0; cut <= f.size(); ++cut) check_npy_case<int32_t>(seed0, f.substr(0, cut), false);
+    for (size_t cut = 0; cut <= f.size(); ++cut) check_npy_case<int32_t>(seed0, f.substr(0, cut), false, planted);
 }
 
 // ================================ .mtx ==========================================================
@@ -566,28 +632,6 @@ int main(int argc, char** argv) {
     if (fd < 0) { std::perror("mkstemp"); return 2; }
     close(fd);
     g_path = tmpl;
-    if (plant) {
-        // A reader that skips its size check: allocate from the header's claim, as the old
-        // load_npy did. The fuzzer must report it (memory beyond the file, or a crash).
-        Rng g{seed};
-        Bytes lie = npy_file("<i4", "(99999999999,)", random_payload(g, 8));
-        write_file(lie);
-        long long before = g_live.load();
-        g_peak = before;
-        try {
-            std::vector<int32_t> planted(size_t(99999999999ull) / 4096);   // a reader trusting the header
-            (void)planted;
-        } catch (...) {}
-        long long used = g_peak.load() - before;
-        if (used > (long long)lie.size() + (2 << 20)) fail_case("planted load_npy", seed, lie, "took " + std::to_string(used) + " bytes");
-        NpyRef r = ref_npy(npy_file("<i4", "(3,)", "abcdefghijkl"), 4);
-        Bytes wrong_answer(r.data); wrong_answer[0] ^= 1;
-        if (std::memcmp(wrong_answer.data(), r.data.data(), r.data.size()) != 0)
-            fail_case("planted compare", seed, lie, "a reader returning one flipped byte is caught by the comparison");
-        std::remove(g_path.c_str());
-        std::printf("%d passed, %d failed\n", g_passed, g_failed);
-        return g_failed ? 1 : 0;
-    }
     // One summary line per reader (its cases all pass, or it fails), so that the test runner's
     // totals count readers, not the thousands of cases.
     int readers_ok = 0, readers_bad = 0;
@@ -599,9 +643,38 @@ int main(int argc, char** argv) {
                     (unsigned long long)seed);
         (bad ? readers_bad : readers_ok)++;
     };
-    run_reader("load_npy", [&] { fuzz_npy(seed, cases, false); });
-    run_reader("load_npy_2d", [&] { fuzz_npy(seed, cases, true); });
-    run_reader("read_mtx", [&] { fuzz_mtx(seed, cases); });
+    if (plant) {
+        // Three planted defects, each of which the fuzzer must report: the run ends '0 passed, 3 failed'.
+        // 1. The memory accounting: an allocation such as a reader trusting a lying header would make
+        //    (scaled down 4096 times) shows in the peak, beyond the file's size plus the bound.
+        Rng g{seed};
+        Bytes lie = npy_file("<i4", "(99999999999,)", random_payload(g, 8));
+        int f0 = g_failed;
+        long long before = g_live.load();
+        g_peak = before;
+        try {
+            std::vector<int32_t> planted(size_t(99999999999ull) / 4096);
+            (void)planted;
+        } catch (...) {}
+        long long used = g_peak.load() - before;
+        if (used > (long long)lie.size() + (2 << 20)) fail_case("planted allocation", seed, lie, "took " + std::to_string(used) + " bytes");
+        (g_failed > f0 ? readers_bad : readers_ok)++;
+        // 2. The comparison the fuzzer uses: a reader's answer with one flipped byte differs.
+        f0 = g_failed;
+        Bytes small = npy_file("<i4", "(3,)", "abcdefghijkl");
+        NpyRef r = ref_npy(small, 4);
+        std::vector<int32_t> flipped(3);
+        std::memcpy(flipped.data(), r.data.data(), 12);
+        reinterpret_cast<unsigned char*>(flipped.data())[0] ^= 1;
+        if (!same_data(flipped, r)) fail_case("planted compare", seed, small, "one flipped byte differs from the independent reading");
+        (g_failed > f0 ? readers_bad : readers_ok)++;
+        // 3. A reader with a real defect (planted_load_npy), fuzzed as load_npy is.
+        run_reader("planted load_npy", [&] { fuzz_npy(seed, cases, false, true); });
+    } else {
+        run_reader("load_npy", [&] { fuzz_npy(seed, cases, false); });
+        run_reader("load_npy_2d", [&] { fuzz_npy(seed, cases, true); });
+        run_reader("read_mtx", [&] { fuzz_mtx(seed, cases); });
+    }
     std::remove(g_path.c_str());
     std::printf("%d passed, %d failed\n", readers_ok, readers_bad);
     return g_failed ? 1 : 0;

@@ -7,7 +7,8 @@ Host part (runs anywhere, no GPU needed):
   * --input error handling (missing / malformed / wrong-dtype .npy files) exits 2
   * plot.py on a small CSV, including --check
   * tests/fuzz_readers.cpp built with the host compiler under AddressSanitizer + UBSan: thousands of
-    mutated .npy and .mtx files, each parsed exactly or refused in one line; tests/fuzz_cli.py:
+    mutated .npy and .mtx files, each parsed exactly or refused in one line, and its --plant run,
+    which must catch a planted lenient reader; tests/fuzz_cli.py:
     random argument vectors against one program of each lesson (exit 0/2/77, one error line)
   * tests/test_notes.py: learner-only lesson notes, version files that hold their own kernels and
     carry no tuning knobs
@@ -285,6 +286,18 @@ def fuzz_tests(build, tmp):
             summary = "; ".join(l[5:] for l in out.splitlines() if " fuzz " in l)
             report("PASS" if ok else "FAIL", f"fuzz_readers under ASan/UBSan: {summary}",
                    "" if ok else f"exit {rc} {tail(out + err, 12)}")
+            # The fuzzer can fail: --plant fuzzes a copy of load_npy that ignores bytes after the data
+            # and plants a too-large allocation and a flipped byte. All three must be reported (exit 1,
+            # '0 passed, 3 failed'), the lenient reader by the fuzzing itself, with no sanitizer error.
+            rc, out, err = run([exe, "--plant"], timeout=300, env=env)
+            m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
+            caught = [what for what, line in (("lenient reader", r"^FAIL fuzz planted load_npy: \d+ cases, [1-9]"),
+                                              ("allocation", r"^FAIL planted allocation "),
+                                              ("comparison", r"^FAIL planted compare ")) if re.search(line, out, re.M)]
+            ok = rc == 1 and m and m.groups() == ("0", "3") and len(caught) == 3 and \
+                "ERROR: AddressSanitizer" not in err and "runtime error" not in err
+            report("PASS" if ok else "FAIL", "fuzz_readers --plant: a lenient copy of load_npy, a too-large allocation "
+                   "and a flipped byte are each caught", "" if ok else f"exit {rc}, caught {caught} {tail(out + err, 6)}")
     rc, out, err = run([sys.executable, os.path.join(ROOT, "tests", "fuzz_cli.py"), "--build", build], timeout=600)
     m = re.search(r"^(\d+) passed, (\d+) failed", out, re.M)
     ok = rc == 0 and m and int(m.group(2)) == 0
