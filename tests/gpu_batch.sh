@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One batch on a GPU machine: build, then any of: the tests, the sanitizers, the benchmark.
-# Logs go to $OUT (default gpu-logs/); a short digest is printed last.
+# One batch on a GPU machine: build, then any of: the tests, the sanitizers, the benchmark, the
+# headline cases. Logs go to $OUT (default gpu-logs/); a short digest is printed last.
 #   STEPS="build test sanitize bench" LESSONS="lesson02_scan lesson05_histogram" QUICK=1 tests/gpu_batch.sh
 # LESSONS narrows every step (the build too: only those lessons' programs, wrong/ and exercises/).
 # GPU_ONLY=1 skips the host half of the tests (and the host-test build). SWEEP="build/a build/b"
@@ -8,13 +8,19 @@
 # rows are merged into results/<gpu>.csv there, and the CSV is copied to $OUT.
 # The build keeps going past a program that fails to compile (make -k), so one broken file does
 # not hide the results of the rest.
+# The headline step (what tests/gpu_headline.sh runs) builds only each lesson's best versions and
+# their library bars, then runs the lessons' headline cases, each best version right after its bar
+# in the same run, ROUNDS rounds (default 2); rows go to $OUT/<gpu>.csv, and the table is printed
+# as it runs (and kept in $OUT/headline.log). Without a GPU it does nothing and the batch exits 77.
 set -u
 OUT=${OUT:-gpu-logs}
 STEPS=${STEPS:-build test}
 LESSONS=${LESSONS:-lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram}
 ARCH=${ARCH:-90}
 JOBS=${JOBS:-$(nproc)}
+ROUNDS=${ROUNDS:-2}
 mkdir -p "$OUT"
+status=0
 digest="$OUT/digest.txt"
 : > "$digest"
 only="^($(echo $LESSONS | tr ' ' '|'))/"
@@ -23,11 +29,56 @@ for l in $LESSONS; do
   for src in $l/*.cu $l/wrong/*.cu $l/exercises/*.cu; do [ -f "$src" ] && targets="$targets build/${src%.cu}"; done
 done
 [ -z "${GPU_ONLY:-}" ] && targets="$targets host-tests"
+
+# build_into LOG TARGET...: make -k the targets, output into $OUT/LOG; returns make's exit status.
+build_into() { local log=$1; shift; make -k -j"$JOBS" ARCH="$ARCH" "$@" > "$OUT/$log" 2>&1; }
+# The GPU's name as results/ names its CSV (H100_80GB_HBM3, H200), as `make bench-run` writes it.
+gpu_name() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'; }
+
+# The headline step's programs: each lesson's best versions and their library bars.
+headline_programs() {
+  case $1 in
+    lesson01_topk) echo 00_cub_sort 05_radix_select ;;
+    lesson02_scan) echo 00_cub 06_decoupled_lookback ;;
+    lesson03_compact_spmv) echo compact_00_cub compact_03_lookback expand_00_thrust expand_04_head_scatter \
+                                spmv_00_cusparse spmv_04_adaptive spmv_05_merge_path ;;
+    lesson04_sort) echo 00_cub 00_cub_merge 05_merge_path 08_radix_onesweep ;;
+    lesson05_histogram) echo 00_cub 04_per_lane_copies 05_large_bins 06_cluster_dsmem ;;
+  esac
+}
+# headline_run PROGRAM ARGS...: one run, its PASS/FAIL line after the program's name, its row into $csv.
+headline_run() {
+  local p=$1; shift
+  [ -x "build/$p" ] || { echo "!! $p not built"; return; }
+  "build/$p" --csv "$csv" "$@" | grep -E "PASS|FAIL" | sed "s|^|$(basename $p): |" | cut -c1-150
+}
+# headline_cases LESSON: one round of its cases, every best version right after its bar, same input.
+headline_cases() {
+  local l=$1 p k n e pct g t
+  case $l in
+    lesson01_topk)
+      for k in 32 1024; do for p in 00_cub_sort 05_radix_select; do headline_run $l/$p --n 2^28 --k $k; done; done ;;
+    lesson02_scan)
+      for n in 2^28 2^24 2^20; do for e in 0 1; do for p in 00_cub 06_decoupled_lookback; do
+        headline_run $l/$p --n $n --exclusive $e; done; done; done ;;
+    lesson03_compact_spmv)
+      for pct in 10 50; do for p in compact_00_cub compact_03_lookback; do headline_run $l/$p --n 2^28 --pct $pct; done; done
+      for p in expand_00_thrust expand_04_head_scatter; do headline_run $l/$p --n 2^26 --dist uniform; done
+      for g in banded random powerlaw; do for p in spmv_00_cusparse spmv_04_adaptive spmv_05_merge_path; do
+        headline_run $l/$p --gen $g --n 2^22; done; done ;;
+    lesson04_sort)
+      for t in uint32 pairs; do for p in 00_cub 08_radix_onesweep; do headline_run $l/$p --n 2^28 --type $t; done; done
+      for p in 00_cub_merge 05_merge_path; do headline_run $l/$p --n 2^28 --type uint32; done ;;
+    lesson05_histogram)
+      for p in 00_cub 04_per_lane_copies; do headline_run $l/$p --n 2^30; done
+      for p in 00_cub 05_large_bins 06_cluster_dsmem; do headline_run $l/$p --n 2^28 --type uint32 --bins 65536; done ;;
+  esac
+}
 for step in $STEPS; do
   start=$(date +%s)
   case $step in
     build)
-      make -k -j"$JOBS" ARCH="$ARCH" $targets > "$OUT/build.log" 2>&1
+      build_into build.log $targets
       echo "build: exit $? ($(grep -c ' error' "$OUT/build.log") error lines)" >> "$digest"
       grep -B1 -A3 ' error' "$OUT/build.log" | head -40 >> "$digest" ;;
     test)
@@ -52,8 +103,25 @@ for step in $STEPS; do
         done
       fi
       grep -E 'FAIL|!!|error' "$OUT/bench.log" | head -20 >> "$digest" ;;
+    headline)
+      gpu=$(gpu_name)
+      if [ -z "$gpu" ]; then echo "no GPU"; echo "headline: no GPU (nvidia-smi found none)" >> "$digest"; status=77; continue; fi
+      csv="$OUT/$gpu.csv"
+      hl_targets=""
+      for l in $LESSONS; do for p in $(headline_programs $l); do hl_targets="$hl_targets build/$l/$p"; done; done
+      build_into headline_build.log $hl_targets; rc=$?
+      [ $rc -ne 0 ] && echo "build: some programs failed (see headline_build.log)"
+      echo "headline build: exit $rc ($(grep -c ' error' "$OUT/headline_build.log") error lines)" >> "$digest"
+      for r in $(seq "$ROUNDS"); do
+        echo "== round $r on $gpu"
+        for l in $LESSONS; do headline_cases $l; done
+      done | tee "$OUT/headline.log"
+      echo "rows in $csv"
+      echo "headline: $(grep -c 'PASS' "$OUT/headline.log") runs passed, rows in $csv" >> "$digest"
+      grep -E 'FAIL|^!!' "$OUT/headline.log" | head -20 >> "$digest" ;;
     *) echo "unknown step $step" >> "$digest" ;;
   esac
   echo "  ($step took $(( $(date +%s) - start )) s)" >> "$digest"
 done
 cat "$digest"
+exit $status
