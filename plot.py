@@ -2,6 +2,7 @@
 """Charts and tables from the course's measured results.
 
   python3 plot.py                      results/*.csv -> plots/*.png and every lesson README's table
+                                       (no plots of its own for a lesson shown as a shapes table)
   python3 plot.py --check              exit 1 if a README table differs from what the CSVs give
   python3 plot.py --summary FILE.csv   print one table (what `make lessonNN` shows)
   python3 plot.py --merge NEW --into OLD   replace OLD's rows of the same cases by NEW's
@@ -365,6 +366,20 @@ def headline_filters(readmes):
     return found
 
 
+def shapes_lessons(readmes):
+    """Lessons whose notes show a shapes table (the row-wise top-k). Their cases are shapes, not a
+    series of sizes, so they get no plots of their own: a throughput-over-n chart would have one
+    point per version, and the bars would repeat one row of the table. They stay in the headline."""
+    found = set()
+    for path in readmes:
+        with open(path) as f:
+            for line in f:
+                m = BEGIN.match(line.rstrip("\n"))
+                if m and m.group(1) == "shapes":
+                    found.add(parse_filters(m.group(2)).get("lesson"))
+    return found
+
+
 def plot_lesson(rows, lesson, gpu, outdir, filters=None):
     import matplotlib
     matplotlib.use("Agg")
@@ -475,7 +490,8 @@ def main():
     readmes = args.readmes if args.readmes is not None else (
         [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "lesson*", "README*.md"))))
 
-    MARKS.update(headline_filters(sorted(glob.glob(os.path.join(ROOT, "lesson*", "README*.md")))))
+    lesson_notes = sorted(glob.glob(os.path.join(ROOT, "lesson*", "README*.md")))
+    MARKS.update(headline_filters(lesson_notes))
     stale = []
     for path in readmes:
         with open(path) as f:
@@ -496,7 +512,7 @@ def main():
     if not args.no_plots and rows:
         os.makedirs(args.plots, exist_ok=True)
         marks = MARKS
-        for lesson in sorted({r["lesson"] for r in rows if r["gpu"] == gpu}):
+        for lesson in sorted({r["lesson"] for r in rows if r["gpu"] == gpu} - shapes_lessons(lesson_notes)):
             for f in plot_lesson(rows, lesson, gpu, args.plots, marks.get(lesson)):
                 print(f"wrote {os.path.relpath(f)}")
         for f in plot_headline(rows, [gpu] + sorted({r["gpu"] for r in rows} - {gpu}), args.plots):

@@ -29,9 +29,9 @@ def plot(*args):
 HEADER = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n"
 
 
-def row(version, n, ms, dist="uniform", gpu="NVIDIA H100 80GB HBM3", lesson="02_scan"):
+def row(version, n, ms, dist="uniform", gpu="NVIDIA H100 80GB HBM3", lesson="02_scan", param="exclusive=0"):
     gbps = 8.0 * n / (ms * 1e6)
-    return f"{gpu},{lesson},{version},int32,{n},{dist},exclusive=0,10,{ms},{ms * 0.9},{gbps:.2f},3000.00,PASS\n"
+    return f"{gpu},{lesson},{version},int32,{n},{dist},{param},10,{ms},{ms * 0.9},{gbps:.2f},3000.00,PASS\n"
 
 
 def main():
@@ -46,6 +46,8 @@ def main():
                 f.write(row("02_better", n, n * 8 / 1.2e12 * 1e3 + 0.006))
             f.write(row("01_naive", 1 << 28, 999.0, dist="equal"))      # another input: not in the table
             f.write(row("00_cub", 1 << 24, 5.0))                         # a re-measurement: the last row wins
+            for v, ms in (("00_cub_segmented_rows", 0.9), ("06_rowwise", 0.07)):   # a lesson shown as shapes
+                f.write(row(v, 64 * 128256, ms, dist="uniform:64x128256", lesson="01_topk_rows", param="k=50"))
         readme = os.path.join(tmp, "README.md")
         with open(readme, "w") as f:
             f.write("# t\n\n<!-- results:begin lesson=02_scan -->\nold text\n<!-- results:end -->\n\nafter\n")
@@ -58,6 +60,8 @@ def main():
         for name in ("02_scan_throughput.png", "02_scan_bars.png"):
             p = os.path.join(plots, name)
             expect(os.path.exists(p) and os.path.getsize(p) > 1000, f"writes plots/{name}")
+        rows_plots = [n for n in os.listdir(plots) if n.startswith("01_topk_rows")]
+        expect(not rows_plots, "no plots of its own for a lesson shown as a shapes table (01_topk_rows)", str(rows_plots))
         text = open(readme).read()
         expect("old text" not in text and "`02_better`" in text and text.rstrip().endswith("after"),
                "README table rewritten between the markers only", text)
