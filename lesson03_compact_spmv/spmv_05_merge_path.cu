@@ -42,6 +42,8 @@
 // shared memory (block x items x (4 + 2 sizeof(T)) bytes, capped at 48 KB), hence fewer blocks per SM.
 // Measured on the H100 (2^22 rows x 16, float32): 1.10x cuSPARSE on banded rows, 0.94x on
 // power-law and random columns (gathering x is what is left; TUNING.md has the per-kernel split).
+// float64, where x is over half the L2 and the matrix streams "evict first" (kStream below):
+// random 0.99x, power-law 0.98x (H100; 0.98x, 0.97x on the H200), every other family ahead.
 //
 #include "spmv.cuh"
 
@@ -108,7 +110,13 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
     }
 }
 
-template <class T>
+// kStream: the matrix's loads carry the L2 hint "evict first" (spmv::ldg_hint), chosen on the host
+// when x is over half the L2 (spmv_merge_path): then the streamed matrix would push x's lines out
+// of the L2 between gathers. float64 at 2^22 rows (x: 32 MB, the L2: 50 MB), without -> with:
+// random columns 1.033 -> 0.891 ms (H100), 0.742 -> 0.664 (H200); power-law 1.008 -> 0.872,
+// 0.732 -> 0.656; the other families as fast or faster. float32 (x: 16 MB) is left alone: there
+// the hint cost 13-15 % on banded and poisson2d rows and gained 1-2 % on random and power-law.
+template <class T, bool kStream>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
 merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
                 const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,
@@ -134,13 +142,19 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     // second round trip) and the products.
     {
         const int k0i = int(k0);
+        const uint64_t policy = kStream ? spmv::l2_evict_first_policy() : 0;
         int c[kI];
         T v[kI];
 #pragma unroll
         for (int u = 0; u < kI; ++u) {
             const int j = u * kBlock + threadIdx.x;
-            c[u] = j < n_nz ? spmv::ldg(col + k0 + j) : 0;
-            v[u] = j < n_nz ? spmv::ldg(val + k0 + j) : T(0);
+            if (j < n_nz) {
+                c[u] = kStream ? spmv::ldg_hint(col + k0 + j, policy) : spmv::ldg(col + k0 + j);
+                v[u] = kStream ? spmv::ldg_hint(val + k0 + j, policy) : spmv::ldg(val + k0 + j);
+            } else {
+                c[u] = 0;
+                v[u] = T(0);
+            }
         }
         for (int base = 0; base < n_rows; base += 2 * kBlock) {   // block-uniform trip count
             const int ja = base + int(threadIdx.x), jb = ja + kBlock;
@@ -220,7 +234,11 @@ void spmv_merge_path(const spmv::Csr<T>& A, const T* x, T* y) {
     partition_tiles<T><<<course::blocks_for((uint64_t(tiles) + 1) * kSearchLanes, kPartitionBlock), kPartitionBlock>>>(
         A.rows, A.nnz, kTile<T>, int(tiles) + 1, A.row_ptr, tile_row, y);
     CUDA_CHECK_LAST();
-    merge_path_spmv<T><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
+    // x over half the L2: the matrix streams with the evict-first hint (see merge_path_spmv).
+    if (size_t(A.cols) * sizeof(T) > course::device().l2_bytes / 2)
+        merge_path_spmv<T, true><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
+    else
+        merge_path_spmv<T, false><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
     CUDA_CHECK_LAST();
 }
 
