@@ -61,26 +61,41 @@ __device__ __forceinline__ T ldg(const T* p) { return __ldg(p); }
 // The same loads with an L2 eviction hint: "evict these lines first". For data read exactly once
 // (the matrix's columns and values) while other data is read again and again (x, gathered), so
 // that the streamed lines leave the L2 before x's do. The hint is a 64-bit cache policy made once
-// by createpolicy and carried by each load (PTX: ld.global.nc.L2::cache_hint).
+// by createpolicy and carried by each load (PTX: ld.global.nc.L2::cache_hint). Both need sm_80 or
+// later; compiled for an older GPU (the Makefile also builds sm_75) they are plain loads.
 __device__ __forceinline__ uint64_t l2_evict_first_policy() {
-    uint64_t policy;
+    uint64_t policy = 0;
+#if __CUDA_ARCH__ >= 800
     asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+#endif
     return policy;
 }
 __device__ __forceinline__ int ldg_hint(const int* p, uint64_t policy) {
+#if __CUDA_ARCH__ >= 800
     int v;
     asm("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(policy));
     return v;
+#else
+    return __ldg(p);
+#endif
 }
 __device__ __forceinline__ float ldg_hint(const float* p, uint64_t policy) {
+#if __CUDA_ARCH__ >= 800
     float v;
     asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(policy));
     return v;
+#else
+    return __ldg(p);
+#endif
 }
 __device__ __forceinline__ double ldg_hint(const double* p, uint64_t policy) {
+#if __CUDA_ARCH__ >= 800
     double v;
     asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(policy));
     return v;
+#else
+    return __ldg(p);
+#endif
 }
 
 // ---- merge-path pieces of spmv_05 (its tile walk and its partition search) ---------------------
