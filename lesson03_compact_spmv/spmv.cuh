@@ -70,28 +70,21 @@ __device__ __forceinline__ uint64_t l2_evict_first_policy() {
 #endif
     return policy;
 }
-__device__ __forceinline__ int ldg_hint(const int* p, uint64_t policy) {
+// One load for every 4- or 8-byte type (int, float, double): the bits are loaded and reinterpreted.
+template <class T>
+__device__ __forceinline__ T ldg_hint(const T* p, uint64_t policy) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a 4- or 8-byte element");
 #if __CUDA_ARCH__ >= 800
-    int v;
-    asm("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(v) : "l"(p), "l"(policy));
-    return v;
-#else
-    return __ldg(p);
-#endif
-}
-__device__ __forceinline__ float ldg_hint(const float* p, uint64_t policy) {
-#if __CUDA_ARCH__ >= 800
-    float v;
-    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(v) : "l"(p), "l"(policy));
-    return v;
-#else
-    return __ldg(p);
-#endif
-}
-__device__ __forceinline__ double ldg_hint(const double* p, uint64_t policy) {
-#if __CUDA_ARCH__ >= 800
-    double v;
-    asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(v) : "l"(p), "l"(policy));
+    T v;
+    if constexpr (sizeof(T) == 4) {
+        uint32_t bits;
+        asm("ld.global.nc.L2::cache_hint.b32 %0, [%1], %2;" : "=r"(bits) : "l"(p), "l"(policy));
+        memcpy(&v, &bits, 4);
+    } else {
+        uint64_t bits;
+        asm("ld.global.nc.L2::cache_hint.b64 %0, [%1], %2;" : "=l"(bits) : "l"(p), "l"(policy));
+        memcpy(&v, &bits, 8);
+    }
     return v;
 #else
     return __ldg(p);
