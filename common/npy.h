@@ -86,16 +86,17 @@ inline std::map<std::string, std::string> npy_header_dict(const std::string& h, 
 // What a .npy header says: the element type, the dimensions, and where the data starts.
 struct NpyHeader {
     std::string descr;            // e.g. <i4
+    std::string shape;            // the header's shape text, e.g. (5,)
     std::vector<uint64_t> dims;   // e.g. {5} or {3, 4}
     uint64_t elements = 1;        // the product of dims (<= 2^50, checked)
     uint64_t data_bytes = 0;      // bytes after the header in the file
 };
 
 // Reads and checks the header of an open .npy file: magic, version, length, dict, dtype T, C order,
-// and that the file holds exactly the bytes the shape claims. Nothing is allocated from a claim of
-// the file before that claim is checked against the file's size.
+// and a shape of at most 2^50 elements; data_bytes is what the file holds after the header (not yet
+// compared with the shape: read_npy_header does that).
 template <class T>
-NpyHeader read_npy_header(FILE* f, const std::string& path) {
+NpyHeader parse_npy_header(FILE* f, const std::string& path) {
     if (std::fseek(f, 0, SEEK_END) != 0) throw NpyError(path + ": cannot seek (not a regular file?)");
     long size_l = std::ftell(f);
     if (size_l < 0 || std::fseek(f, 0, SEEK_SET) != 0) throw NpyError(path + ": cannot tell its size");
@@ -135,6 +136,7 @@ NpyHeader read_npy_header(FILE* f, const std::string& path) {
         throw NpyError(path + ": dtype '" + printable(descr) + "' but this program needs " +
                        TypeName<T>::get() + " ('" + want + "')");
     h.descr = descr;
+    h.shape = shape;
     // shape: "(N,)", "(R, C)", ... : decimal numbers separated by commas, an optional trailing comma
     if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')')
         throw NpyError(path + ": malformed shape " + printable(shape));
@@ -164,8 +166,16 @@ NpyHeader read_npy_header(FILE* f, const std::string& path) {
         h.elements *= d;
     }
     h.data_bytes = file_size - prefix - header_len;
+    return h;
+}
+
+// The header, and that the file holds exactly the bytes the shape claims. Nothing is allocated from
+// a claim of the file before that claim is checked against the file's size.
+template <class T>
+NpyHeader read_npy_header(FILE* f, const std::string& path) {
+    NpyHeader h = parse_npy_header<T>(f, path);
     if (h.data_bytes != h.elements * sizeof(T))
-        throw NpyError(path + ": the header's shape " + printable(shape) + " needs " +
+        throw NpyError(path + ": the header's shape " + printable(h.shape) + " needs " +
                        std::to_string(h.elements * sizeof(T)) + " bytes of data, the file has " +
                        std::to_string(h.data_bytes) + (h.data_bytes < h.elements * sizeof(T) ? " (truncated)" : ""));
     return h;

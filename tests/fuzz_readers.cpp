@@ -268,60 +268,23 @@ static Bytes mutate_npy(Rng& g, Bytes f) {
 }
 
 // ---- --plant: load_npy with a real defect ----------------------------------------------------
-// A copy of load_npy's checks (common/npy.h: the same strict dict parse, the same dtype, order and
-// shape rules) with one mistake: the file must hold at least the bytes its shape needs, not exactly
-// those ('<' where npy.h has '!='). Bytes after the data are then silently ignored, so a file whose
-// shape claims less than it holds (numpy never writes one) passes as valid. --plant fuzzes it like
-// the real reader; the fuzzer must report the files it accepts that the independent reading refuses.
+// load_npy with one mistake: the header is parsed by the real code (course::parse_npy_header: the
+// same dict, dtype, order and shape rules), but the file must hold at least the bytes its shape
+// needs, not exactly those ('<' where read_npy_header has '!='). Bytes after the data are then
+// silently ignored, so a file whose shape claims less than it holds (numpy never writes one) passes
+// as valid. --plant fuzzes it like the real reader; the fuzzer must report the files it accepts
+// that the independent reading refuses.
 template <class T>
 static std::vector<T> planted_load_npy(const std::string& path) {
-    using course::NpyError;
-    Bytes f;
-    if (FILE* in = std::fopen(path.c_str(), "rb")) {
-        char buf[4096];
-        size_t got;
-        while ((got = std::fread(buf, 1, sizeof buf, in)) > 0) f.append(buf, got);
-        std::fclose(in);
-    } else throw NpyError(path + ": cannot open");
-    if (f.size() < 10 || f.compare(0, 6, "\x93NUMPY") != 0) throw NpyError(path + ": not a .npy file (bad magic)");
-    int major = (unsigned char)f[6];
-    if (major < 1 || major > 3) throw NpyError(path + ": unsupported .npy format version");
-    size_t pre = major == 1 ? 10 : 12;
-    if (f.size() < pre) throw NpyError(path + ": truncated .npy header");
-    uint64_t hl = (unsigned char)f[8] | uint64_t((unsigned char)f[9]) << 8;
-    if (major > 1) hl |= uint64_t((unsigned char)f[10]) << 16 | uint64_t((unsigned char)f[11]) << 24;
-    if (hl > (1u << 20) || pre + hl > f.size()) throw NpyError(path + ": truncated or too long .npy header");
-    auto dict = course::npy_header_dict(f.substr(pre, hl), path);
-    std::string d = dict["descr"], want = course::npy_descr<T>();
-    if (d.size() < 2 || d.front() != '\'' || d.back() != '\'') throw NpyError(path + ": malformed dtype");
-    d = d.substr(1, d.size() - 2);
-    bool same = d == want || (d.size() == 3 && (sizeof(T) == 1 || d[0] == '=') && d.substr(1) == want.substr(1));
-    if (!same || dict["fortran_order"] != "False") throw NpyError(path + ": wrong dtype or Fortran order");
-    std::string shape = dict["shape"];
-    if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') throw NpyError(path + ": malformed shape");
-    std::string body = shape.substr(1, shape.size() - 2);
-    std::vector<uint64_t> dims;
-    for (size_t pos = 0;;) {
-        while (pos < body.size() && body[pos] == ' ') ++pos;
-        if (pos == body.size()) break;
-        uint64_t v = 0;
-        size_t digits = 0;
-        for (; pos < body.size() && body[pos] >= '0' && body[pos] <= '9'; ++digits) {
-            if (v > (uint64_t(1) << 50)) throw NpyError(path + ": shape too large");
-            v = v * 10 + uint64_t(body[pos++] - '0');
-        }
-        if (!digits) throw NpyError(path + ": malformed shape");
-        dims.push_back(v);
-        while (pos < body.size() && body[pos] == ' ') ++pos;
-        if (pos == body.size()) break;
-        if (body[pos++] != ',') throw NpyError(path + ": malformed shape");
-    }
-    if (dims.size() != 1) throw NpyError(path + ": not a 1-D array");
-    if (dims[0] > (uint64_t(1) << 50)) throw NpyError(path + ": shape too large");
-    uint64_t need = dims[0] * sizeof(T), have = f.size() - pre - hl;
-    if (have < need) throw NpyError(path + ": truncated data");   // THE DEFECT: npy.h refuses have != need
-    std::vector<T> out(dims[0]);
-    if (need) std::memcpy(out.data(), f.data() + pre + hl, need);
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw course::NpyError(path + ": cannot open");
+    struct Closer { FILE* f; ~Closer() { std::fclose(f); } } closer{f};
+    course::NpyHeader h = course::parse_npy_header<T>(f, path);
+    if (h.dims.size() != 1) throw course::NpyError(path + ": not a 1-D array");
+    if (h.data_bytes < h.elements * sizeof(T)) throw course::NpyError(path + ": truncated data");   // THE DEFECT
+    std::vector<T> out(h.elements);
+    if (h.elements && std::fread(out.data(), sizeof(T), h.elements, f) != h.elements)
+        throw course::NpyError(path + ": truncated data");
     return out;
 }
 
