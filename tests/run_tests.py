@@ -23,6 +23,7 @@ Ends with one line 'N passed, N failed, N skipped'; exits 1 if anything failed.
 """
 import argparse
 import concurrent.futures as cf
+import glob
 import os
 import re
 import shutil
@@ -311,6 +312,20 @@ def notes_tests():
               timeout=120)
 
 
+def script_tests(tmp):
+    """The shell scripts parse (bash -n), and the GPU-only ones say 'skipped' (77) without a GPU."""
+    scripts = sorted(glob.glob(os.path.join(ROOT, "tests", "*.sh"))) + [os.path.join(ROOT, ".ci", "run")]
+    bad = [os.path.relpath(f, ROOT) for f in scripts if run(["bash", "-n", f])[0] != 0]
+    report("PASS" if not bad else "FAIL", f"shell scripts parse ({len(scripts)})", ", ".join(bad))
+    if gpu_visible() and shutil.which("ncu"):
+        report("SKIP", "ncu_gaps.sh without a GPU", "this machine has a GPU and ncu")
+        return
+    env = dict(os.environ, OUT=tmp)
+    rc, out, err = run(["bash", os.path.join(ROOT, "tests", "ncu_gaps.sh")], env=env)
+    ok = rc == EXIT_NO_DEVICE and len((out + err).strip().splitlines()) == 1
+    report("PASS" if ok else "FAIL", "ncu_gaps.sh without a GPU or ncu: one line, exit 77", "" if ok else f"exit {rc}: {tail(out + err)}")
+
+
 # ---- GPU part --------------------------------------------------------------------------------
 
 def gpu_visible():
@@ -473,6 +488,7 @@ def main():
             npy_file_tests(build, tmp)
             plot_tests(tmp)
             notes_tests()
+            script_tests(tmp)
             matrix_script_tests(build, tmp)
             fuzz_tests(build, tmp)
         print("== GPU part", flush=True)
