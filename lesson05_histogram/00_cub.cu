@@ -1,8 +1,8 @@
 // 00_cub — the library bar: cub::DeviceHistogram::HistogramEven.
 //
 // CUB counts each block's samples into a private histogram and adds the block histograms into
-// the output. For bytes (256 bins) the private histograms live in shared memory (shared atomics,
-// with runs of equal neighbouring samples merged into one atomic where its tuning enables it).
+// the output. For bytes (256 bins) the private histograms live in shared memory: one shared atomic
+// per sample (CUB's sm_90 tuning merges no runs of equal samples; its older default policy does).
 // Above 256 bins (MAX_PRIVATIZED_SMEM_BINS in its dispatch) CUB keeps each block's private
 // histogram in global memory, so every sample becomes a global atomic: that is where later
 // versions of this lesson pull ahead. For integer keys CUB

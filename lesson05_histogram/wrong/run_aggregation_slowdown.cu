@@ -7,8 +7,8 @@
 // in a register, and issues one atomic of +run when the bin changes (counting.cuh, CountVisit
 // with kAggregate = true). On paper: `equal` input needs 1 shared atomic per 16 bytes instead of
 // 16, `hot60` about a third fewer, `zipf` and `text` some fewer; uniform bytes the same atomics
-// plus a compare per sample. CUB merges runs in its byte path too. The answer is right (this
-// program passes --test); only the time is wrong.
+// plus a compare per sample. CUB merges runs in its pre-Hopper tuning (not on sm_90). The answer
+// is right (this program passes --test); only the time is wrong.
 //
 // Measured on an H100 (results/pitfalls/H100_80GB_HBM3.csv, against 04_per_lane_copies in
 // results/H100_80GB_HBM3.csv), 2^30 bytes, 256 bins, ms:
