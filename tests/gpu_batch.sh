@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One batch on a GPU machine: build, then any of: the tests, the sanitizers, the benchmark, the
-# headline cases. Logs go to $OUT (default gpu-logs/); a short digest is printed last.
+# headline cases, the ncu profiles of the gaps. Logs go to $OUT (default gpu-logs/); a short digest is printed last.
 #   STEPS="build test sanitize bench" LESSONS="lesson02_scan lesson05_histogram" QUICK=1 tests/gpu_batch.sh
 # LESSONS narrows every step (the build too: only those lessons' programs, wrong/ and exercises/).
 # GPU_ONLY=1 skips the host half of the tests (and the host-test build). SWEEP="build/a build/b"
@@ -12,6 +12,10 @@
 # their library bars, then runs the lessons' headline cases, each best version right after its bar
 # in the same run, ROUNDS rounds (default 2); rows go to $OUT/<gpu>.csv, and the table is printed
 # as it runs (and kept in $OUT/headline.log). Without a GPU it does nothing and the batch exits 77.
+# The ncu step (what tests/ncu_gaps.sh runs) builds the best versions that still trail their library
+# and those bars, and profiles each right after its bar on the same input: one launch of the kernel
+# that matters, one metric set, into $OUT/ncu_gaps_<gpu>.txt as it goes (a cut-off call keeps what it
+# measured). Without a GPU or without ncu it does nothing and the batch exits 77.
 set -u
 OUT=${OUT:-gpu-logs}
 STEPS=${STEPS:-build test}
@@ -74,6 +78,55 @@ headline_cases() {
       for p in 00_cub 05_large_bins 06_cluster_dsmem; do headline_run $l/$p --n 2^28 --type uint32 --bins 65536; done ;;
   esac
 }
+# The ncu step's metrics: time, DRAM and SM throughput, instructions, warps in flight, registers,
+# shared atomics issued and their bank conflicts, and the three stalls that explain most waits here.
+ncu_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+ncu_metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum
+ncu_metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+ncu_metrics+=,smsp__inst_executed_op_shared_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum
+ncu_metrics+=,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio
+ncu_metrics+=,smsp__average_warp_latency_issue_stalled_barrier.ratio
+ncu_metrics+=,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio
+# The ncu step's programs, per lesson (the best versions that trail their bar, and the bars).
+ncu_programs() {
+  case $1 in
+    lesson02_scan) echo 00_cub 06_decoupled_lookback ;;
+    lesson04_sort) echo 00_cub 08_radix_onesweep ;;
+    lesson05_histogram) echo 00_cub 04_per_lane_copies ;;
+  esac
+}
+# ncu_profile LABEL KERNEL_REGEX SKIP PROGRAM ARGS...: the (SKIP+1)-th launch of a matching kernel.
+ncu_profile() {
+  local label=$1 re=$2 skip=$3 prog=build/$4; shift 4
+  echo "### $label: $prog $*" >> "$ncu_log"
+  [ -x "$prog" ] || { echo "!! $prog not built" | tee -a "$ncu_log"; return; }
+  timeout 90 ncu --clock-control none --metrics "$ncu_metrics" -k "regex:$re" -s "$skip" -c 1 \
+      "$prog" "$@" --reps 1 2>&1 | grep -v '^==PROF==' >> "$ncu_log"
+  local rc=${PIPESTATUS[0]}
+  [ "$rc" = 0 ] || echo "!! $label: exit $rc" | tee -a "$ncu_log"
+  echo "$label done"
+}
+# ncu_cases LESSON: its profiles, the bar first.
+ncu_cases() {
+  local l=$1 d
+  case $l in
+    lesson05_histogram)   # bytes: how each spends a byte on repeated and uniform input
+      for d in equal text uniform; do
+        ncu_profile "histogram bytes $d, CUB" "Sweep" 0 $l/00_cub --n 2^30 --dist $d
+        ncu_profile "histogram bytes $d, 04" "count_kernel" 0 $l/04_per_lane_copies --n 2^30 --dist $d
+      done ;;
+    lesson04_sort)
+      # CUB sorts at most 2^28 - 1 keys per onesweep launch (its "portions"), so at n = 2^28 each of
+      # its passes is two launches, a full one and a 7 us one of the last tile: skip 2 to reach pass 2.
+      for d in uniform zipf; do
+        ncu_profile "radix keys $d, CUB pass 2 of 4 (its main portion)" "nesweep" 2 $l/00_cub --n 2^28 --dist $d
+        ncu_profile "radix keys $d, 08 pass 2 of 4" "nesweep" 1 $l/08_radix_onesweep --n 2^28 --dist $d
+      done ;;
+    lesson02_scan)
+      ncu_profile "scan int32 inclusive, CUB" "DeviceScanKernel" 0 $l/00_cub --n 2^28
+      ncu_profile "scan int32 inclusive, 06" "lookback_scan_kernel" 0 $l/06_decoupled_lookback --n 2^28 ;;
+  esac
+}
 for step in $STEPS; do
   start=$(date +%s)
   case $step in
@@ -119,6 +172,22 @@ for step in $STEPS; do
       echo "rows in $csv"
       echo "headline: $(grep -c 'PASS' "$OUT/headline.log") runs passed, rows in $csv" >> "$digest"
       grep -E 'FAIL|^!!' "$OUT/headline.log" | head -20 >> "$digest" ;;
+    ncu)
+      gpu=$(gpu_name)
+      if [ -z "$gpu" ] || ! command -v ncu > /dev/null; then
+        echo "no GPU or no ncu"; echo "ncu: skipped (no GPU or no ncu)" >> "$digest"; status=77; continue
+      fi
+      ncu_log="$OUT/ncu_gaps_$gpu.txt"
+      echo "# ncu_gaps on $gpu (clocks as found); each block: the case, then ncu's metrics for one launch" > "$ncu_log"
+      ncu_targets=""
+      for l in $LESSONS; do for p in $(ncu_programs $l); do ncu_targets="$ncu_targets build/$l/$p"; done; done
+      build_into ncu_build.log $ncu_targets
+      echo "ncu build: exit $? ($(grep -c ' error' "$OUT/ncu_build.log") error lines)" >> "$digest"
+      # Priority order (a call cut short keeps the first): histogram, radix sort, scan.
+      for l in lesson05_histogram lesson04_sort lesson02_scan; do
+        case " $LESSONS " in *" $l "*) ncu_cases $l ;; esac
+      done
+      echo "ncu: $(grep -c '^###' "$ncu_log") profiles, $(grep -c '^!!' "$ncu_log") failed, in $ncu_log" >> "$digest" ;;
     *) echo "unknown step $step" >> "$digest" ;;
   esac
   echo "  ($step took $(( $(date +%s) - start )) s)" >> "$digest"

@@ -320,10 +320,12 @@ def script_tests(tmp):
     if gpu_visible() and shutil.which("ncu"):
         report("SKIP", "ncu_gaps.sh without a GPU", "this machine has a GPU and ncu")
         return
-    env = dict(os.environ, OUT=tmp)
-    rc, out, err = run(["bash", os.path.join(ROOT, "tests", "ncu_gaps.sh")], env=env)
-    ok = rc == EXIT_NO_DEVICE and len((out + err).strip().splitlines()) == 1
-    report("PASS" if ok else "FAIL", "ncu_gaps.sh without a GPU or ncu: one line, exit 77", "" if ok else f"exit {rc}: {tail(out + err)}")
+    out_dir = os.path.join(tmp, "ncu_gaps")
+    rc, out, err = run(["bash", os.path.join(ROOT, "tests", "ncu_gaps.sh")], env=dict(os.environ, OUT=out_dir))
+    built = os.path.exists(os.path.join(out_dir, "ncu_build.log"))
+    ok = rc == EXIT_NO_DEVICE and "no GPU or no ncu" in out and not built
+    report("PASS" if ok else "FAIL", "ncu_gaps.sh without a GPU or ncu: says so, builds nothing, exit 77",
+           "" if ok else f"exit {rc}, built {built}: {tail(out + err)}")
 
 
 # ---- GPU part --------------------------------------------------------------------------------
