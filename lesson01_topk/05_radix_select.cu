@@ -159,7 +159,11 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
             uint32_t* __restrict__ out_keys, uint32_t* __restrict__ out_idx) {
     __shared__ uint32_t s_hist[kBins];
     __shared__ uint64_t s_warp64[kBlock / 32];
-    __shared__ uint32_t s_base[3];
+    // The three bases, padded to 16 aligned bytes: nvcc reads them with one 16-byte load, which
+    // with 3 words included s_flag (placed right after them), and thread 0 writes s_flag for the
+    // next tile while slower threads still load the bases: racecheck reported that (the flag's
+    // value was never used). Padded, the load covers s_base alone.
+    __shared__ alignas(16) uint32_t s_base[4];
     __shared__ uint32_t s_flag;
     const int t = threadIdx.x;
     const uint32_t mode = LEVEL == 0 ? kContinue : st->mode;
@@ -394,15 +398,15 @@ template <class T> __device__ __forceinline__ T from_bits(uint32_t w) {
 }
 
 // F: copies every key >= the guessed threshold (with its index) to candidate buffer 0, in any
-// order: a stream compaction whose output is tiny, so a tile with nothing to keep costs its loads,
-// a compare per key and one barrier. 16-byte loads, 32 keys a thread: 128 bytes in flight each. The last block checks the guess: at least k keys copied means
+// order: a stream compaction whose output is tiny, so a warp with nothing to keep in a tile costs
+// its loads, a compare per key and one vote. 16-byte loads, 32 keys a thread: 128 bytes in flight
+// each. The last block checks the guess: at least k keys copied means
 // the k-th largest key is >= the threshold, so every key the answer needs (and every tie of the
 // k-th key) is in the buffer; then K0..K3 read the buffer instead of the input.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
 filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool aligned, State* st, Buffers bufs) {
-    __shared__ uint32_t s_warp[kBlock / 32];
-    __shared__ uint32_t s_base, s_flag;
+    __shared__ uint32_t s_flag;
     const int t = threadIdx.x;
     if (!st->est_ok) return;                             // no usable guess: K0 reads the input
     const uint32_t threshold = st->est_threshold;
@@ -435,18 +439,20 @@ filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool 
             keep |= uint32_t(kept) << i;
             n_keep += kept;
         }
-        if (!__syncthreads_or(n_keep != 0)) continue;    // the common case: nothing to write
-        uint32_t total;
-        uint32_t o = scan::block_exclusive_scan<kBlock>(n_keep, 0u, total, s_warp);
-        if (t == 0) s_base = atomicAdd(&st->buf_count[0], total);
-        __syncthreads();
-        o += s_base;
-#pragma unroll
-        for (int i = 0; i < kFilterItems; ++i) {
-            if (keep >> i & 1u) {
-                if (o < bufs.cap) bufs.b[0][o] = make_uint2(w[i], uint32_t(element(base, i)));
-                ++o;
-            }
+        // No barrier in the tile loop: each warp votes alone. A warp with nothing to keep (the
+        // common case) goes on to its next tile; a warp with survivors reserves its slots with one
+        // global atomic (a warp scan of the counts; lane 31 adds the warp's total) and writes them.
+        // The survivors' keys are read again (a few a tile, just loaded, so likely cached) instead
+        // of kept in w[] across the atomic: w[] dies at the compare, and F stays within 64
+        // registers (60; keeping w[] took 80, so part of pass_grid's grid ran as a second wave).
+        if (!__any_sync(scan::kFullMask, n_keep != 0)) continue;
+        const uint32_t incl = scan::warp_inclusive_scan(n_keep, scan::Plus{});
+        uint32_t wbase = 0;
+        if ((t & 31) == 31) wbase = atomicAdd(&st->buf_count[0], incl);
+        uint32_t o = __shfl_sync(scan::kFullMask, wbase, 31) + incl - n_keep;
+        for (uint32_t m = keep; m; m &= m - 1, ++o) {
+            const size_t e = element(base, __ffs(m) - 1);
+            if (o < bufs.cap) bufs.b[0][o] = make_uint2(to_key(in[e], smallest), uint32_t(e));
         }
     }
     __threadfence();
