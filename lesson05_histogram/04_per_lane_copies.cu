@@ -1,6 +1,10 @@
 // 04_per_lane_copies — one copy of the bins per lane: no bank or address conflict inside a warp.
-// The best byte version of the lesson (measured on an H100 at 2^30 bytes: 1.31x CUB on uniform
-// bytes, 1.04x on `equal`, 1.07x on `zipf`, 95% of the copy roofline on every input).
+// The best byte version of the lesson (measured on an H100 at 2^30 bytes: 0.373-0.374 ms on every
+// input, 97% of the copy roofline; 1.32x CUB on uniform bytes, 1.06x on `equal`, `text` and
+// `hot60`, 1.08x on `zipf`).
+//
+// Build alone:  nvcc -O3 -arch=native -o hist04 04_per_lane_copies.cu
+// Run:          ./hist04 --n 2^30 --dist equal          ./hist04 --test
 //
 // What changed since 03: the shared counters are replicated R times and interleaved (bin b, copy r
 // at word b*R + r); lane L of every warp adds into copy L % R (counting.cuh). With 256 bins R = 32
@@ -12,18 +16,16 @@
 //                   Contention remains only between warps (the atomic unit orders them).
 //   cost:           R x the shared memory (fewer blocks per SM when R x bins is large), and the
 //                   merge reads R words per bin (once per block).
-//   measured:       at 2^30 bytes 03 was not slower on equal/hot60/text/zipf (the serialised
-//                   atomics hide behind the memory traffic); 04 wins on uniform bytes (0.3796 ms
-//                   against 0.4648) and takes the same time on every input.
+//   measured:       at 2^30 bytes 03 is barely slower on equal/hot60/text/zipf (0.376-0.378 ms: the
+//                   serialised atomics hide behind the memory traffic); 04 wins on uniform bytes
+//                   (0.3736 ms against 0.4611) and takes the same time on every input.
+// For bytes (R = 32) the counting runs in counting.cuh's count_bytes_kernel: a lane's counter of
+// byte b is its own base + b * 128 bytes, so a byte costs extract, multiply-add, atomic: the loop
+// over 4 x 16 bytes is 274 SASS instructions against the generic kernel's 456 (0.3796 -> 0.3736 ms
+// on uniform bytes, 1.04x -> 1.06x CUB on `equal`; TUNING.md).
 // R is the largest power of two <= 32 that keeps R x bins x 4 bytes within 32 KB (4096 bins:
-// R = 2; 1000 bins: R = 8), at least 1 (then this is 03).
-// Alternatives that were considered: per-warp copies (warps stop contending, lanes still do) and
-// __match_any_sync (one atomic per distinct bin per warp: removes same-address conflicts but costs
-// a multi-cycle match per sample on uniform data; with per-lane copies there are no same-address
-// conflicts left inside a warp for it to remove).
-//
-// Build alone:  nvcc -O3 -arch=native -o hist04 04_per_lane_copies.cu
-// Run:          ./hist04 --n 2^30 --dist equal          ./hist04 --test
+// R = 2; 1000 bins: R = 8), at least 1 (then this is 03). Per-warp copies and __match_any_sync
+// were considered and not kept (TUNING.md says why).
 #include "lesson.cuh"
 #include "counting.cuh"
 

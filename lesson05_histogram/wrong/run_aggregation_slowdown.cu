@@ -10,11 +10,13 @@
 // plus a compare per sample. CUB merges runs in its pre-Hopper tuning (not on sm_90). The answer
 // is right (this program passes --test); only the time is wrong.
 //
-// Measured on an H100 (results/pitfalls/H100_80GB_HBM3.csv, against 04_per_lane_copies in
-// results/H100_80GB_HBM3.csv), 2^30 bytes, 256 bins, ms:
+// Measured on an H100 (results/pitfalls/H100_80GB_HBM3.csv), 2^30 bytes, 256 bins, ms, against
+// 04_per_lane_copies as it was then (the same generic kernel, without the run merging):
 //                       uniform   equal    hot60    text     zipf
 //   04_per_lane_copies  0.3796    0.3794   0.3793   0.3795   0.3795   (95% of the copy roofline)
 //   this program        0.5938    0.3868   0.6664   0.6589   0.6581
+// (04 now counts bytes with counting.cuh's byte kernel: 0.373-0.374 on every input, in
+// results/H100_80GB_HBM3.csv.)
 // and on 2^28 uint32 keys with 4096 bins: 0.569 ms (uniform) against 0.484 ms for 03 and 04.
 // Slower everywhere, even on `equal`, the input it was designed for. Why:
 //   * 04 is already at 95% of a copy on every input: the memory system, not the shared atomics,
