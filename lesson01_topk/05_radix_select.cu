@@ -11,12 +11,13 @@
 // output and keeps only the candidates. A fixed sequence of launches whose decisions live in
 // device memory: no host round trip.
 // Cost model (n = 2^28 float32, k <= 2048, uniform): a 1/256 sample read twice (S0, S1: 0.008 reads
-// of the input), one full read F that copies the keys above the sample's threshold (a few hundred)
-// to a candidate buffer, then four passes over that buffer only and the ordering of the k results:
-// ~1.01 reads + 9 launches.
-// Measured (H100, float32 uniform): 2^28: 0.441 ms at k = 1024, 0.433 at k = 1, 0.452 at k = 2048
-// (~82 % of a copy; the full read F is ~80 % of the time, the sample ~7 %); 2^20: 24 us at k = 32,
-// 26 us at k = 1024 (TUNING.md has the runs and the per-kernel and per-phase splits).
+// of the input), one full read F that copies the keys above the sample's threshold (~8,000 at
+// k <= 1024) to a candidate buffer, then four passes over that buffer only and the ordering of the
+// k results: ~1.01 reads + 9 launches.
+// Measured (H100, float32 uniform): 2^28: 0.423 ms at k = 1, 0.431 at k = 32, 0.433 at k = 1024,
+// 0.436 at k = 2048, 0.464 at k = 4096 (83-85 % of a copy up to k = 2048; the full read F is ~80 %
+// of the time, the sample ~7 %); 2^20: 24 us at k = 32, 26 us at k = 1024, int32 21 us (TUNING.md
+// has the runs and the per-kernel and per-phase splits).
 // Every histogram counts with one plain shared atomic per key (count_digit): grouping the lanes
 // that hold the same digit first cost more than it saved (2^20: 35 -> 24 us without it).
 // Small inputs (every 4096-key tile gets a resident block: on the H100 2^20 fits, 2^21 not; k <=
@@ -40,9 +41,10 @@
 //   S0, S1  1/256 of the tiles: digit 0, then digit 1 of the sampled keys in the sample's bucket of
 //           the k-th key; the 22-bit prefix a safe margin below the sample's k-th key is the guess;
 //   F       every key >= the guess is copied to a candidate buffer (a compaction: no histogram, no
-//           ranking). If at least k keys were copied, the k-th largest key is among them (with
-//           every key above it and all its ties), so K0..K3 run on the buffer alone; otherwise (a
-//           rare miss, or an all-equal input, or k near n) they run on the input.
+//           ranking, no block barrier: each warp votes alone, and one with survivors reserves its
+//           slots with one atomic). If at least k keys were copied, the k-th largest key is among
+//           them (with every key above it and all its ties), so K0..K3 run on the buffer alone;
+//           otherwise (a rare miss, or an all-equal input, or k near n) they run on the input.
 // The check "at least k copied" is exact, so a bad guess costs time, never correctness. The k
 // results come out unordered (atomic positions); ranked by counting (k <= 4096) or sorted by CUB.
 #include <cmath>
