@@ -60,7 +60,7 @@ lookback_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bo
     T vec_prefix[kScanVecs];
     const T warp_total = tile::warp_scan(x, vec_prefix);
 
-    // Block level: exclusive scan of the 8 warp totals, by warp 0.
+    // Block level: exclusive scan of the 4 warp totals, by warp 0.
     if (lane == 0) s_warp_prefix[warp] = warp_total;
     __syncthreads();
     if (warp == 0) {
