@@ -113,7 +113,7 @@ ncu_cases() {
     lesson05_histogram)   # bytes: how each spends a byte on repeated and uniform input
       for d in equal text uniform; do
         ncu_profile "histogram bytes $d, CUB" "Sweep" 0 $l/00_cub --n 2^30 --dist $d
-        ncu_profile "histogram bytes $d, 04" "count_kernel" 0 $l/04_per_lane_copies --n 2^30 --dist $d
+        ncu_profile "histogram bytes $d, 04" "count_" 0 $l/04_per_lane_copies --n 2^30 --dist $d
       done ;;
     lesson04_sort)
       # CUB sorts at most 2^28 - 1 keys per onesweep launch (its "portions"), so at n = 2^28 each of
