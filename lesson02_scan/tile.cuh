@@ -31,7 +31,7 @@ __device__ __forceinline__ void load(const T* __restrict__ in, size_t n, size_t 
     using V = typename Vec4<T>::type;
     const int lane = threadIdx.x & 31;
     // The test for a whole share is made once, outside the loop: inside it, nvcc branched per row
-    // and rebuilt each row's 64-bit address (7 instructions a row); here the 20 loads are one
+    // and rebuilt each row's 64-bit address (about 9 instructions a row); here the 20 loads are one
     // address plus a constant offset each.
     if (kAligned && warp_base + warp_items<VECS>() <= n) {
         const V* v_in = reinterpret_cast<const V*>(in + warp_base) + lane;
