@@ -10,11 +10,11 @@
 //   A = the row end offsets row_ptr[1..rows]   (one item per row: "row i is finished, write y[i]")
 //   B = the nonzero indices 0, 1, ..., nnz - 1 (one item per nonzero: "add val[k] * x[col[k]]")
 // where row end A[i] comes before nonzero k exactly when A[i] <= k. Every block gets the same
-// number of merge items (rows + nonzeros), every thread the same 11 (float) or 5 (double): a row
+// number of merge items (rows + nonzeros), every thread the same 10 (float) or 5 (double): a row
 // of 4 million entries is spread over thousands of threads, a stretch of empty rows costs one item
 // per row. Finding where a block's stretch of the merge starts is a search along its diagonal
 // (d = i + j): the largest i with A[i - 1] <= d - i.
-// Per block (tile = 256 threads x 11 items):
+// Per block (tile = 256 threads x 10 items):
 //   1. a first small kernel searches every tile boundary's diagonal in row_ptr, 8 lanes per
 //      boundary. Its first step probes around the straight-line guess d * rows / (rows + nnz),
 //      where the path crosses the diagonal when rows are near-equal (banded, random: found in 1-2
@@ -40,18 +40,22 @@
 // tile), three barriers, a 5-step shuffle reduction and at most one shared atomic, the same
 // whatever its item count: more items per thread amortize them, at the price of registers and
 // shared memory (block x items x (4 + 2 sizeof(T)) bytes, capped at 48 KB), hence fewer blocks per SM.
-// Measured on the H100 (2^22 rows x 16, float32): 1.10x cuSPARSE on banded rows, 0.94x on
-// power-law and random columns (gathering x is what is left; TUNING.md has the per-kernel split).
-// float64, where x is over half the L2 and the matrix streams "evict first" (kStream below):
-// random 0.99x, power-law 0.98x (H100; 0.98x, 0.97x on the H200), every other family ahead.
+// What gathering x costs: every nonzero's x[col] is its own 32-byte L2 sector, and on random and
+// power-law columns the L2's request rate is the bound (ncu), not DRAM. So the staging loads
+// start on a 128-byte line (one L2 request per warp load, not two), and the matrix is loaded
+// "evict first" so x stays in the L2. Measured on the H100 (2^22 rows x 16, cuSPARSE in the same
+// run): ahead on every family in float32 and float64 (power-law 1.01x, random 1.01x, banded 1.10x,
+// float32), and on the three .mtx matrices; before the two changes 0.93-0.94x on power-law and
+// random columns (TUNING.md has the ncu request counts).
 //
 #include "spmv.cuh"
 
 // The tile is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per
 // item), so block x items is capped by the 48 KB of static shared memory.
 constexpr int kBlock = 256;   // threads per block (128 with 10 blocks per SM: faster on banded only)
-// Merge items per thread: 11 for float (7 was 7% slower on banded; 13 slower on random), 5 for double.
-template <class T> constexpr int kItems = sizeof(T) == 4 ? 11 : 5;
+// Merge items per thread: 10 for float (11: 1.2 % slower on power-law and random, 2 % faster on
+// banded; 12 no faster than 11), 5 for double.
+template <class T> constexpr int kItems = sizeof(T) == 4 ? 10 : 5;
 template <class T> constexpr int kTile = kBlock * kItems<T>;
 static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "float tile over 48 KB of shared memory");
 static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "double tile over 48 KB of shared memory");
@@ -110,13 +114,14 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
     }
 }
 
-// kStream: the matrix's loads carry the L2 hint "evict first" (spmv::ldg_hint), chosen on the host
-// when x is over half the L2 (spmv_merge_path): then the streamed matrix would push x's lines out
-// of the L2 between gathers. float64 at 2^22 rows (x: 32 MB, the L2: 50 MB), without -> with:
-// random columns 1.033 -> 0.891 ms (H100), 0.742 -> 0.664 (H200); power-law 1.008 -> 0.872,
-// 0.732 -> 0.656; the other families as fast or faster. float32 (x: 16 MB) is left alone: there
-// the hint cost 13-15 % on banded and poisson2d rows and gained 1-2 % on random and power-law.
-template <class T, bool kStream>
+// The matrix's loads carry the L2 hint "evict first" (spmv::ldg_hint): each of its lines is read
+// once, while x's lines are gathered again and again, so the hint keeps x in the L2 and lets the
+// streamed lines go first. With the aligned loads below it gains on every family (H100, float32,
+// against the same kernel without it: power-law 0.597 -> 0.583 ms, banded 0.2246 -> 0.2208,
+// 2-D Poisson 0.1048 -> 0.1029). Before the loads were aligned it cost 13-15 % on banded and
+// 2-D Poisson rows. A likely reading, not profiled: a warp's 32 columns then straddled two lines,
+// the next warp read the second line again, and "evict first" had let it go in between.
+template <class T>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
 merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
                 const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,
@@ -142,15 +147,25 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     // second round trip) and the products.
     {
         const int k0i = int(k0);
-        const uint64_t policy = kStream ? spmv::l2_evict_first_policy() : 0;
+        const uint64_t policy = spmv::l2_evict_first_policy();
+        // The loads start at the 128-byte line that holds col[k0], not at k0: `lead` slots before
+        // the tile's first nonzero are skipped. A tile starts at any nonzero, so a warp's 32
+        // columns from k0 straddle two lines: two L2 requests where one will do, and the L2's
+        // request rate is this kernel's bound (ncu, power-law f32: 78.9 M requests against
+        // cuSPARSE's 74.8 M for the same sectors). The `lead` + n_nz slots may pass the kTile the
+        // batch covers, by at most 31: those few (tiles inside a row longer than a tile) are
+        // loaded after the batch.
+        const int lead = int((reinterpret_cast<uintptr_t>(col + k0) & 127) / sizeof(int));
+        const int* col0 = col + (k0 - lead);
+        const T* val0 = val + (k0 - lead);
         int c[kI];
         T v[kI];
 #pragma unroll
         for (int u = 0; u < kI; ++u) {
-            const int j = u * kBlock + threadIdx.x;
-            if (j < n_nz) {
-                c[u] = kStream ? spmv::ldg_hint(col + k0 + j, policy) : spmv::ldg(col + k0 + j);
-                v[u] = kStream ? spmv::ldg_hint(val + k0 + j, policy) : spmv::ldg(val + k0 + j);
+            const int p = u * kBlock + threadIdx.x, j = p - lead;   // slot p, tile nonzero j
+            if (j >= 0 && j < n_nz) {
+                c[u] = spmv::ldg_hint(col0 + p, policy);
+                v[u] = spmv::ldg_hint(val0 + p, policy);
             } else {
                 c[u] = 0;
                 v[u] = T(0);
@@ -174,9 +189,14 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
             for (int u = 0; u < kI; ++u) xv[u] = spmv::ldg(x + c[u]);
 #pragma unroll
             for (int u = 0; u < kI; ++u) {
-                const int j = u * kBlock + threadIdx.x;
-                if (j < n_nz) s_prod[j] = v[u] * xv[u];
+                const int j = u * kBlock + threadIdx.x - lead;
+                if (j >= 0 && j < n_nz) s_prod[j] = v[u] * xv[u];
             }
+        }
+        const int rest = lead + n_nz - kT;   // slots past the batch (block-uniform, at most 31)
+        if (int(threadIdx.x) < rest) {
+            const int j = kT - lead + threadIdx.x;
+            s_prod[j] = spmv::ldg(val + k0 + j) * spmv::ldg(x + spmv::ldg(col + k0 + j));
         }
     }
     if (threadIdx.x == 0) s_carry = T(0);
@@ -234,11 +254,7 @@ void spmv_merge_path(const spmv::Csr<T>& A, const T* x, T* y) {
     partition_tiles<T><<<course::blocks_for((uint64_t(tiles) + 1) * kSearchLanes, kPartitionBlock), kPartitionBlock>>>(
         A.rows, A.nnz, kTile<T>, int(tiles) + 1, A.row_ptr, tile_row, y);
     CUDA_CHECK_LAST();
-    // x over half the L2: the matrix streams with the evict-first hint (see merge_path_spmv).
-    if (size_t(A.cols) * sizeof(T) > course::device().l2_bytes / 2)
-        merge_path_spmv<T, true><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
-    else
-        merge_path_spmv<T, false><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
+    merge_path_spmv<T><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
     CUDA_CHECK_LAST();
 }
 
