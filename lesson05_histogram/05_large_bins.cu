@@ -105,12 +105,8 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
     }
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
     if (n == 0) return;
-    auto kernel = count16_kernel<hist::EvenBins>;
-    const size_t smem = sizeof(uint32_t) * ((size_t(b.bins) + 1) / 2);
-    course::allow_dynamic_smem(kernel, smem);
-    const unsigned grid = hist::grid_for_gpu(kernel, kBlock16, smem, n, size_t(kBlock16) * kVecs16 * 4);
-    kernel<<<grid, kBlock16, smem>>>(d_in, n, b, d_hist);
-    CUDA_CHECK_LAST();
+    hist::launch_resident(count16_kernel<hist::EvenBins>, kBlock16, sizeof(uint32_t) * ((size_t(b.bins) + 1) / 2), n,
+                          size_t(kBlock16) * kVecs16 * 4, d_in, n, b, d_hist);
 }
 
 uint32_t max_bins_here() {

@@ -138,20 +138,13 @@ void launch_count(const T* d_in, size_t n, Binner binner, uint32_t log_r, uint32
     if (n == 0) return;
     if constexpr (std::is_same_v<T, uint8_t> && !kAggregate) {
         if (log_r == 5) {   // bytes, one copy per lane: the kernel above
-            const size_t smem = sizeof(uint32_t) * (256u << 5);
-            course::allow_dynamic_smem(count_bytes_kernel, smem);
-            const unsigned grid = grid_for_gpu(count_bytes_kernel, kCountBlock, smem, n, size_t(kCountBlock) * kCountVecs * 16);
-            count_bytes_kernel<<<grid, kCountBlock, smem>>>(d_in, n, d_hist);
-            CUDA_CHECK_LAST();
+            launch_resident(count_bytes_kernel, kCountBlock, sizeof(uint32_t) * (256u << 5), n,
+                            size_t(kCountBlock) * kCountVecs * 16, d_in, n, d_hist);
             return;
         }
     }
-    auto kernel = count_kernel<T, Binner, kAggregate>;
-    const size_t smem = sizeof(uint32_t) * (size_t(binner.count()) << log_r);
-    course::allow_dynamic_smem(kernel, smem);
-    const unsigned grid = grid_for_gpu(kernel, kCountBlock, smem, n, size_t(kCountBlock) * kCountVecs * (16 / sizeof(T)));
-    kernel<<<grid, kCountBlock, smem>>>(d_in, n, binner, log_r, d_hist);
-    CUDA_CHECK_LAST();
+    launch_resident(count_kernel<T, Binner, kAggregate>, kCountBlock, sizeof(uint32_t) * (size_t(binner.count()) << log_r),
+                    n, size_t(kCountBlock) * kCountVecs * (16 / sizeof(T)), d_in, n, binner, log_r, d_hist);
 }
 
 // Shared memory per block that 04 (and 05, 06 up to 12288 bins) spend on copies: 32 KB keeps 4

@@ -88,6 +88,17 @@ unsigned grid_for_gpu(Kernel kernel, int block, size_t smem, size_t work_items, 
     return unsigned(std::max<size_t>(1, std::min(full, needed)));
 }
 
+// The launch of every counting kernel here but 06's cluster launch: opt in to `smem` bytes of
+// dynamic shared memory, size the grid with grid_for_gpu, launch, check the launch.
+template <class... Params, class... Args>
+void launch_resident(void (*kernel)(Params...), int block, size_t smem, size_t work_items, size_t items_per_block,
+                     Args... args) {
+    course::allow_dynamic_smem(kernel, smem);
+    const unsigned grid = grid_for_gpu(kernel, block, smem, work_items, items_per_block);
+    kernel<<<grid, block, smem>>>(args...);
+    CUDA_CHECK_LAST();
+}
+
 // Largest dynamic shared memory a block may opt in to on this GPU, in bytes.
 inline size_t smem_optin() { return course::device().max_smem_optin; }
 

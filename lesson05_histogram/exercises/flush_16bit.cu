@@ -53,11 +53,8 @@ __global__ void __launch_bounds__(kBlock) count16(const uint32_t* in, size_t n, 
 void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
     if (n == 0) return;
-    const size_t smem = sizeof(uint32_t) * ((size_t(b.bins) + 1) / 2);
-    course::allow_dynamic_smem(count16, smem);
-    const unsigned grid = hist::grid_for_gpu(count16, kBlock, smem, n, size_t(kBlock) * kVecs * 4);
-    count16<<<grid, kBlock, smem>>>(d_in, n, b, d_hist);
-    CUDA_CHECK_LAST();
+    hist::launch_resident(count16, kBlock, sizeof(uint32_t) * ((size_t(b.bins) + 1) / 2), n, size_t(kBlock) * kVecs * 4,
+                          d_in, n, b, d_hist);
 }
 
 uint32_t max_bins_here() { return uint32_t(std::min<size_t>(hist::kMaxBins, hist::smem_optin() / 2)); }
