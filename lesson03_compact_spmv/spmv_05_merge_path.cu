@@ -53,8 +53,8 @@
 // The tile is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per
 // item), so block x items is capped by the 48 KB of static shared memory.
 constexpr int kBlock = 256;   // threads per block (128 with 10 blocks per SM: faster on banded only)
-// Merge items per thread: 10 for float (11: 1.2 % slower on power-law and random, 2 % faster on
-// banded; 12 no faster than 11), 5 for double.
+// Merge items per thread: 10 for float (11: 0.7-0.8 % slower on power-law and random, 1.6 % faster
+// on banded; 12, measured without the hint, no faster than 11), 5 for double.
 template <class T> constexpr int kItems = sizeof(T) == 4 ? 10 : 5;
 template <class T> constexpr int kTile = kBlock * kItems<T>;
 static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "float tile over 48 KB of shared memory");
