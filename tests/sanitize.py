@@ -21,7 +21,7 @@ SIZES = ["1000", "4097"]   # a partial tile (within every single-block limit), a
 # arguments). 05_radix_select samples and filters (S0, S1, F) only from 2^22 keys, and stops on
 # ties only when the candidates are one key: its race on a widened shared load showed only at
 # 2^22 all-equal. The histograms' large-bin paths need keys and more bins than bytes have; the
-# radix sort carries values only for pairs. spmv_05 loads the last slots of a tile after its batch only
+# radix sort carries values only for pairs. spmv_05 loads a tile's last slots after its batch only
 # in tiles inside a row longer than a tile (the giant row).
 EXTRA = {
     "lesson01_topk/05_radix_select": [["--n", "2^22", "--k", "2048"],
