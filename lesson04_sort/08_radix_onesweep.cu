@@ -22,24 +22,27 @@
 //     key getting its tile rank in one step (match, the group's highest lane does one atomicAdd
 //     on the warp's counter, a shuffle shares the old value). For 32-bit keys the match is an
 //     OR mask: each lane ORs its bit into a shared word of its digit, and the word read back is
-//     the group (~40 instructions per key in all, against ~87 with 8 ballots per key). Later tiles find the AGGREGATE
-//     already there instead of spinning while this tile ranks.
-//   * Tiles of 6144 keys (256 x 24) for keys, 7680 (256 x 30) for pairs, whose values reuse the
-//     keys' shared-memory staging space once the keys are out; full tiles load and scatter with
-//     no bounds tests.
+//     the group (~40 instructions per key in all, against ~87 with 8 ballots per key). Later
+//     tiles find the AGGREGATE already there instead of spinning while this tile ranks.
+//   * The ranking needs only the digits, so only the digits stay in registers, 4 to a register;
+//     the keys are loaded again (from L2, which still holds them) to be staged once ranked. That
+//     frees the keys' registers, and at 3 blocks per SM (80 registers) a tile of 8192 keys
+//     (256 x 32; 6144 fit before) no longer spills: a pass has 25 % fewer tiles, so 25 % less
+//     per-tile work (counter rows, block scan, look-back, barriers). Pairs keep 7680-key tiles (256 x 30, 2 blocks), the
+//     values reusing the keys' staging space. Shared memory is dynamic: 8192 keys pass 48 KB.
+//   * Full tiles load and scatter with no bounds tests.
 //
 // Cost model (uint32, 2^28 keys): histogram 4 B per key; each of the 4 passes 4 B read + 4 B
-// written per key; look-back status 1 KB per tile per pass (6144-key tiles: 44 MB a pass, ~2% of
-// its 2 GiB; all passes' status zeroed by one memset, 179 MB). ~33 B per key in all, 6 launches +
-// 1 memset. ncu (H100, 2^28, one middle pass, clocks as found): DRAM traffic is what it should be
-// and the same as CUB's (1.07-1.10 GB read + 1.09-1.16 GB written per pass in an earlier profile),
-// so the gap is not bytes.
-// Nor is it instructions any more: this pass executes 0.495e9 warp instructions (~59 per key) in
-// 1.35 ms, CUB's onesweep kernel 0.713e9 (~85 per key) in 1.24 ms. What limits it is latency: 37 %
-// of the SM's warp slots are busy (3 blocks of 8 warps, 80 registers each) against CUB's 55 % (3
-// blocks of 12 warps at 56 registers), and our warps wait longer on global loads (long-scoreboard
-// stalls, the key loads and the look-back). Shapes with more warps (384 x 16, 512 x 12, 256 x 16
-// with 4 blocks) measured slower, not faster (TUNING.md).
+// written per key (the second read of a tile's keys comes from L2, not DRAM); look-back status
+// 1 KB per tile per pass (8192-key tiles: 33 MB a pass, ~1.6 % of its 2 GiB; all passes' status
+// zeroed by one memset, 134 MB). ~33 B per key in all, 6 launches + 1 memset.
+// What limits it: not bytes (ncu, H100: DRAM traffic per pass is what it should be and the same
+// as CUB's) and not instructions (~59 warp instructions per key against CUB's ~85), but latency
+// and per-tile work. With 6144-key tiles the pass ran 1.35 ms against CUB's 1.24 (ncu, middle
+// pass): 37 % of the SM's warp slots busy against CUB's 55 %. More warps (384 x 16, 512 x 12,
+// 256 x 16 at 4 blocks) measured slower, because smaller tiles mean more per-tile work per key;
+// larger tiles, once their keys no longer had to stay in registers, measured faster. ncu of pass 2
+// now: 1.24 ms against CUB's 1.25, the same DRAM bytes, 33 M more L2 sectors read (the reload).
 //
 // Correctness notes:
 //   * tiles are numbered by an atomic counter in the order blocks start (one counter per pass),
@@ -51,9 +54,11 @@
 //
 // The kernels and the launcher follow; exercises/radix_digit_lookback.cu includes this file and
 // supplies its own look-back. The partial last tile's loads and scatter are radix.cuh's.
-// Measured (2^28 uint32, CUB in the same run, two rounds): 0.94x cub::DeviceRadixSort::SortKeys on
-// the H100 (0.95x on the H200), pairs 0.98x (0.96x), 2^24 0.98x (0.98x), 2^20 1.24x (1.24x),
-// float32 keys 1.23x (1.20x). TUNING.md has the tile shapes and the ranking variants.
+// Measured on the H100 (2^28 uint32, CUB in the same run, two rounds): 1.03x
+// cub::DeviceRadixSort::SortKeys (5.36 against 5.51 ms), 2^24 1.03x, 2^20 1.32x, float32 keys
+// 1.34x; behind on Zipf keys 0.80x, pairs 0.98x (SortPairs), uint64 at 2^24 0.95x; below 2^20
+// slower than with 6144-key tiles (TUNING.md, with the shapes and ranking variants). Not yet
+// measured on the H200 (with 6144-key tiles it was 0.95x there).
 //
 #include <cuda/atomic>
 #include <type_traits>
@@ -68,25 +73,34 @@
 // kGuard), so that a wrong one fails the checker instead of writing past the end of a buffer.
 namespace onesweep {
 
-// The tile of a pass: 256 threads x 24 keys (32-bit keys, 3 blocks per SM) or x 30 (pairs, 2 blocks
-// per SM): the best of the shapes measured on the H100 at 2^28 (20 to 32 items, 2 to 4 blocks;
-// TUNING.md). How a warp finds the lanes holding the same digit while ranking 32-bit keys: "OR
-// masks" (the idea of CUB's WARP_MATCH_ATOMIC_OR ranking): each lane ORs its lane bit into a
-// per-warp shared word of its digit; after a __syncwarp that word IS the group, whose leader does
-// the atomicAdd and shares the result by a shuffle (rank_in_tile_or): ~40 instructions per key
-// against ~87 with 8 ballots per key (0.93x CUB instead of 0.82x). Pairs and 64-bit keys rank with
-// the ballots (scan::match_low_bits, rank_in_tile): the masks' 1 KB per warp would not fit beside
-// their staging in 48 KB of static shared memory.
+// How a warp finds the lanes holding the same digit while ranking 32-bit keys: "OR masks" (the
+// idea of CUB's WARP_MATCH_ATOMIC_OR ranking): each lane ORs its lane bit into a per-warp shared
+// word of its digit; after a __syncwarp that word IS the group, whose leader does the atomicAdd
+// and shares the result by a shuffle (rank_in_tile_or): ~40 instructions per key against ~87 with
+// 8 ballots per key (0.93x CUB instead of 0.82x, with 6144-key tiles). Pairs and 64-bit keys rank
+// with the ballots (scan::match_low_bits, rank_in_tile): for pairs the masks measured 4.5 % slower
+// on Zipf keys, where the lanes sharing a digit queue on one word (TUNING.md).
 constexpr int kBlock = 256;
 static_assert(kBlock >= radix::kDigits && kBlock % 32 == 0, "a thread per digit, whole warps");
 constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one thread per digit
-// The tile of one pass: 6144 keys (32-bit keys), 7680 (pairs: the values reuse the keys' staging
-// space, so they fit); 64-bit keys keep 15 items (3840), whose 8-byte staging would pass 48 KB.
+// The tile of one pass and the blocks per SM asked of ptxas (its register cap: 3 blocks of 256
+// threads -> 80 registers, 2 -> 128): 32-bit keys 8192 (32 a thread), 3 blocks; pairs 7680 (30 a
+// thread), 2 blocks; 64-bit keys 3840 (15 a thread), 2 blocks. Measured on the H100 at 2^28 (CUB
+// 5.51 ms for keys, 9.14 for pairs): keys 24 x 3 blocks 5.89 ms, 28 x 3 5.61, 32 x 3 5.37, 36 x 3
+// 5.31 (but 2^24 and 2^20 slower than 32, and the float32 first pass spills), 40 x 3 5.35,
+// 28 x 4 5.40; pairs 30 x 2 9.35 ms, 40 x 2 10.40, 24 x 3 11.82, 20 x 3 10.48 (TUNING.md).
 template <class U, bool kPairs>
 struct Shape {
-    static constexpr int kItems = sizeof(U) == 8 ? 15 * 256 / kBlock : kPairs ? 30 : 24;
+    static constexpr int kItems = sizeof(U) == 8 ? 15 : kPairs ? 30 : 32;
+    static constexpr int kBlocksPerSm = sizeof(U) == 8 ? 2 : kPairs ? 2 : 3;
     static constexpr int kTile = kBlock * kItems;
+    static constexpr int kPacked = (kItems + 3) / 4;   // registers of packed digits
 };
+// A key's digit among a thread's packed digits (4 a register).
+template <int kPacked>
+__device__ __forceinline__ uint32_t digit_at(const uint32_t (&pdig)[kPacked], int j) {
+    return (pdig[j / 4] >> (8 * (j % 4))) & 0xffu;
+}
 
 // ---- per-digit look-back: 32-bit status words --------------------------------------------------
 constexpr uint32_t kAggregate = 1u << 30, kPrefix = 2u << 30, kFlagMask = 3u << 30, kCountMask = (1u << 30) - 1;
@@ -222,15 +236,15 @@ __device__ __forceinline__ uint32_t bump_group_counter(uint32_t* counts, uint32_
 
 // Ballot ranking (1=0, and always for pairs and 64-bit keys): each key's group of
 // lanes with the same digit from 8 ballots (scan::match_low_bits), then one counter update a group.
-template <class U, int kItems>
-__device__ __forceinline__ void rank_in_tile(const U (&code)[kItems], int shift, uint32_t (&rank)[kItems],
+template <int kItems, int kPacked>
+__device__ __forceinline__ void rank_in_tile(const uint32_t (&pdig)[kPacked], uint32_t (&rank)[kItems],
                                              EarlyCounts& s) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t* counts = s.warp_count[warp];
     const uint32_t below = (1u << lane) - 1;   // rank_in_group's mask, formed once for all items
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-        const uint32_t dig = radix::digit_of(code[j], shift);
+        const uint32_t dig = digit_at(pdig, j);
         const uint32_t peers = scan::match_low_bits<radix::kDigitBits>(dig);
         const uint32_t old = bump_group_counter(counts, dig, peers, lane, group_leader(peers));
         rank[j] = old + popc32(peers & below);
@@ -245,15 +259,15 @@ __device__ __forceinline__ void rank_in_tile(const U (&code)[kItems], int shift,
 // the shuffle's source lane (the leader), so it has completed before the lane reaches the shuffle,
 // and the leader writes only after the shuffle; the __syncwarp at the end keeps the next item's ORs
 // after the zeroing. Match + rank ~17 instructions per key against ~65 for the ballots (header).
-template <class U, int kItems>
-__device__ __forceinline__ void rank_in_tile_or(const U (&code)[kItems], int shift, uint32_t (&rank)[kItems],
+template <int kItems, int kPacked>
+__device__ __forceinline__ void rank_in_tile_or(const uint32_t (&pdig)[kPacked], uint32_t (&rank)[kItems],
                                                 EarlyCounts& s, uint32_t* masks) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t* counts = s.warp_count[warp];
     const uint32_t lane_bit = 1u << lane;
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-        const uint32_t dig = radix::digit_of(code[j], shift);
+        const uint32_t dig = digit_at(pdig, j);
         atomicOr(&masks[dig], lane_bit);
         __syncwarp();
         const uint32_t peers = masks[dig];
@@ -303,23 +317,32 @@ __device__ __forceinline__ void load_tile_values(const uint32_t* src, size_t n, 
     for (int j = 0; j < kItems; ++j) val[j] = p[j * 32];
 }
 
-// Blocks per SM asked of ptxas (the register cap): 3 for 32-bit keys (80 registers, no spill at
-// 24 items), 2 for pairs and 64-bit keys. Fewer, larger tiles than 08's first version (3840 keys,
-// 4 blocks) measured faster: less per-tile work (counter rows, scans, look-back, barriers) per key
-// and longer runs of one digit in the scatter.
+// The pass's shared memory, dynamic (an 8192-key tile passes the 48 KB of static shared memory).
+// OR-mask ranking (32-bit keys without values) adds one row of 256 match words per warp.
+template <class U, bool kPairs>
+struct PassSmem {
+    static constexpr bool kOrMatch = sizeof(U) == 4 && !kPairs;
+    EarlyCounts counts;
+    long long offset[radix::kDigits];
+    unsigned tile;
+    uint32_t match[kOrMatch ? EarlyCounts::kWarps : 1][kOrMatch ? radix::kDigits : 1];
+    U codes[Shape<U, kPairs>::kTile];   // for pairs, reused for the values once the keys are out
+};
+
 template <class K, class U, bool kFirst, bool kLast, bool kPairs, class Lookback>
-__global__ void __launch_bounds__(kBlock, sizeof(U) == 8 ? 2 : kPairs ? 2 : 3)
+__global__ void __launch_bounds__(kBlock, Shape<U, kPairs>::kBlocksPerSm)
 onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
               const uint32_t* digit_starts, uint32_t* status, unsigned* tile_counter) {
     constexpr int kItems = Shape<U, kPairs>::kItems, kTile = Shape<U, kPairs>::kTile;
-    __shared__ EarlyCounts counts;
-    __shared__ U s_codes[kTile];   // for pairs, reused for the values once the keys are out
-    __shared__ long long s_offset[radix::kDigits];
-    __shared__ unsigned s_tile;
-    // OR-mask ranking: 32-bit keys without values only (see 1); one row per warp.
-    constexpr bool kOrMatch = sizeof(U) == 4 && !kPairs;
-    __shared__ uint32_t s_match[kOrMatch ? EarlyCounts::kWarps : 1][kOrMatch ? radix::kDigits : 1];
-    uint32_t* masks = kOrMatch ? s_match[threadIdx.x >> 5] : nullptr;
+    constexpr int kPacked = Shape<U, kPairs>::kPacked;
+    constexpr bool kOrMatch = PassSmem<U, kPairs>::kOrMatch;
+    extern __shared__ __align__(16) unsigned char dyn_smem[];
+    auto& sm = *reinterpret_cast<PassSmem<U, kPairs>*>(dyn_smem);
+    EarlyCounts& counts = sm.counts;
+    U* s_codes = sm.codes;
+    long long* s_offset = sm.offset;
+    unsigned& s_tile = sm.tile;
+    uint32_t* masks = kOrMatch ? sm.match[threadIdx.x >> 5] : nullptr;
 
     if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();
@@ -328,12 +351,19 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     const uint32_t valid = n - tile_base < size_t(kTile) ? uint32_t(n - tile_base) : uint32_t(kTile);
 
     const bool full = valid == uint32_t(kTile);
-    U code[kItems];
-    load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);
-
-    // Steps 1-2: count, then publish this tile's count of digit d (padding counted out).
-    count_warp_digits<U, kItems>(code, shift, counts, masks);
+    // Step 1: the keys are loaded and counted, and only their digits stay, 4 to a register: the
+    // ranking needs nothing else, and the keys are loaded again for staging (step 4).
+    uint32_t pdig[kPacked] = {};
+    {
+        U code[kItems];
+        load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);
+        count_warp_digits<U, kItems>(code, shift, counts, masks);
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) pdig[j / 4] |= radix::digit_of(code[j], shift) << (8 * (j % 4));
+    }
     __syncthreads();
+
+    // Step 2: publish this tile's count of digit d (padding counted out).
     const int d = threadIdx.x;   // this thread's digit, if d < 256
     const bool owns_digit = kBlock == radix::kDigits || d < radix::kDigits;
     uint32_t total = 0, mine = 0;
@@ -358,12 +388,17 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     }
     __syncthreads();
 
-    // Step 4: ranks, then the tile staged in shared memory in digit order.
+    // Step 4: ranks from the digits, then the keys, loaded again (from L1 or L2: this block read
+    // them a moment ago), staged in shared memory in digit order.
     uint32_t rank[kItems];
-    if constexpr (kOrMatch) rank_in_tile_or<U, kItems>(code, shift, rank, counts, masks);
-    else rank_in_tile<U, kItems>(code, shift, rank, counts);
+    if constexpr (kOrMatch) rank_in_tile_or<kItems>(pdig, rank, counts, masks);
+    else rank_in_tile<kItems>(pdig, rank, counts);
+    {
+        U code[kItems];
+        load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) s_codes[rank[j]] = code[j];
+        for (int j = 0; j < kItems; ++j) s_codes[rank[j]] = code[j];
+    }
     // Pairs: the values' loads go out now (the codes' registers are free), in flight during the
     // look-back and the keys' scatter; they are staged in s_codes's space after the keys are out.
     uint32_t val[kPairs ? kItems : 1];
@@ -414,6 +449,15 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     }
 }
 
+// One pass's launch, with its dynamic shared memory allowed first (it passes 48 KB).
+template <class K, class U, bool kFirst, bool kLast, bool kPairs, class Lookback>
+void launch_pass(unsigned grid, size_t smem, const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst,
+                 size_t n, int shift, const uint32_t* starts, uint32_t* status, unsigned* counter) {
+    course::allow_dynamic_smem(onesweep_pass<K, U, kFirst, kLast, kPairs, Lookback>, smem);
+    onesweep_pass<K, U, kFirst, kLast, kPairs, Lookback><<<grid, kBlock, smem>>>(src, dst, vsrc, vdst, n, shift,
+                                                                                 starts, status, counter);
+}
+
 template <class K, bool kPairs, class Lookback = DigitLookback>
 void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
     using U = typename sorting::Ordered<K>::U;
@@ -453,12 +497,10 @@ void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
         const uint32_t* vsrc = p == 0 ? vin : p % 2 == 1 ? vtmp : vout;
         const uint32_t* starts = hist + size_t(p) * radix::kDigits;
         uint32_t* st = status + size_t(p) * status_words;
-        if (p == 0)
-            onesweep_pass<K, U, true, false, kPairs, Lookback><<<grid, kBlock>>>(src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
-        else if (p == kPasses - 1)
-            onesweep_pass<K, U, false, true, kPairs, Lookback><<<grid, kBlock>>>(src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
-        else
-            onesweep_pass<K, U, false, false, kPairs, Lookback><<<grid, kBlock>>>(src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
+        constexpr size_t kSmem = sizeof(PassSmem<U, kPairs>);
+        if (p == 0) launch_pass<K, U, true, false, kPairs, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
+        else if (p == kPasses - 1) launch_pass<K, U, false, true, kPairs, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
+        else launch_pass<K, U, false, false, kPairs, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
         CUDA_CHECK_LAST();
     }
 }

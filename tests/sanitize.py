@@ -20,16 +20,18 @@ SIZES = ["1000", "4097"]   # a partial tile (within every single-block limit), a
 # Paths that those sizes never reach, checked with every tool as well (each list is one run's
 # arguments). 05_radix_select samples and filters (S0, S1, F) only from 2^22 keys, and stops on
 # ties only when the candidates are one key: its race on a widened shared load showed only at
-# 2^22 all-equal. The histograms' large-bin paths need keys and more bins than bytes have; the
-# radix sort carries values only for pairs. 05_merge_path merges only past one tile sort (8192
-# keys; 4096 for pairs and uint64). spmv_05 loads a tile's last slots after its batch only in
-# tiles inside a row longer than a tile (the giant row).
+# 2^22 all-equal. The histograms' large-bin paths need keys and more bins than bytes have; 08's
+# full tiles (8192 keys; 7680 pairs, 3840 uint64) start past the sizes, and it carries values only
+# for pairs. 05_merge_path merges only past one tile sort (8192 keys; 4096 for pairs and uint64).
+# spmv_05 loads a tile's last slots after its batch only in tiles inside a row longer than a tile
+# (the giant row).
 EXTRA = {
     "lesson01_topk/05_radix_select": [["--n", "2^22", "--k", "2048"],
                                       ["--n", "2^22", "--k", "1024", "--dist", "equal"]],
     "lesson05_histogram/05_large_bins": [["--type", "uint32", "--bins", "65536", "--n", "100000"]],
     "lesson05_histogram/06_cluster_dsmem": [["--type", "uint32", "--bins", "65536", "--n", "100000"]],
-    "lesson04_sort/08_radix_onesweep": [["--type", "pairs", "--n", "20001"]],
+    "lesson04_sort/08_radix_onesweep": [["--n", "20001"], ["--type", "pairs", "--n", "20001"],
+                                        ["--type", "uint64", "--n", "20001"]],
     "lesson04_sort/05_merge_path": [["--n", "50001"], ["--type", "pairs", "--n", "20001"],
                                     ["--type", "uint64", "--n", "20001"]],
     "lesson03_compact_spmv/spmv_05_merge_path": [["--gen", "giant_row", "--n", "20001"]],
