@@ -388,8 +388,8 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     }
     __syncthreads();
 
-    // Step 4: ranks from the digits, then the keys, loaded again (from L1 or L2: this block read
-    // them a moment ago), staged in shared memory in digit order.
+    // Step 4: ranks from the digits, then the keys, loaded again (from L2: this block read them a
+    // moment ago; ncu counts the second read in L2, not in DRAM), staged in digit order.
     uint32_t rank[kItems];
     if constexpr (kOrMatch) rank_in_tile_or<kItems>(pdig, rank, counts, masks);
     else rank_in_tile<kItems>(pdig, rank, counts);
