@@ -12,6 +12,13 @@
 # their library bars, then runs the lessons' headline cases, each best version right after its bar
 # in the same run, ROUNDS rounds (default 2); rows go to $OUT/<gpu>.csv, and the table is printed
 # as it runs (and kept in $OUT/headline.log). Without a GPU it does nothing and the batch exits 77.
+# The targets step runs every case an open issue's targets name (scan at 2^20/2^24/2^28; radix keys
+# and pairs on uniform and Zipf keys, float32 keys, 2^24 and 2^20; merge sort at 2^24 and 2^28; SpMV
+# on every generated family in float32 and float64, and on the .mtx files where make_matrices.py can
+# make them; histogram bytes on the five input shapes and 65536 bins; top-k at 2^28 for k = 1..2048
+# and 2^20), each best version right after its bar, ROUNDS rounds, into $OUT/targets_<gpu>.csv, and
+# prints each case's ratios (bar time / best time, one per round) into $OUT/targets.log. LESSONS
+# splits it over calls (a round of all five lessons: ~6 minutes on an H100, estimated from single runs).
 # The ncu step (what tests/ncu_gaps.sh runs) builds the best versions that still trail their library
 # and those bars, and profiles each right after its bar on the same input: one launch of the kernel
 # that matters, one metric set, into $OUT/ncu_gaps_<gpu>.txt as it goes (a cut-off call keeps what it
@@ -78,6 +85,43 @@ headline_cases() {
       for p in 00_cub 05_large_bins 06_cluster_dsmem; do headline_run $l/$p --n 2^28 --type uint32 --bins 65536; done ;;
   esac
 }
+# The targets step's programs (bars first) and one round of its cases.
+target_programs() {
+  case $1 in
+    lesson01_topk) echo 00_cub_sort 05_radix_select ;;
+    lesson02_scan) echo 00_cub 06_decoupled_lookback ;;
+    lesson03_compact_spmv) echo spmv_00_cusparse spmv_05_merge_path ;;
+    lesson04_sort) echo 00_cub 08_radix_onesweep 00_cub_merge 05_merge_path ;;
+    lesson05_histogram) echo 00_cub 04_per_lane_copies 05_large_bins 06_cluster_dsmem ;;
+  esac
+}
+target_cases() {
+  local l=$1 p n e t d g k f
+  case $l in
+    lesson01_topk)
+      headline_run $l/00_cub_sort --n 2^28 --k 32
+      for k in 1 32 256 1024 2048; do headline_run $l/05_radix_select --n 2^28 --k $k; done
+      headline_run $l/00_cub_sort --n 2^20 --k 32; headline_run $l/05_radix_select --n 2^20 --k 32 ;;
+    lesson02_scan)
+      for n in 2^28 2^24 2^20; do for e in 0 1; do for p in 00_cub 06_decoupled_lookback; do
+        headline_run $l/$p --n $n --exclusive $e; done; done; done ;;
+    lesson03_compact_spmv)
+      for t in float32 float64; do for g in powerlaw random banded poisson2d empty_rows giant_row; do
+        for p in spmv_00_cusparse spmv_05_merge_path; do headline_run $l/$p --gen $g --n 2^22 --type $t; done; done; done
+      [ -d /tmp/targets_mtx ] || python3 $l/make_matrices.py --out /tmp/targets_mtx > /dev/null 2>&1 || echo "!! no .mtx files (make_matrices.py needs SciPy and NetworkX)"
+      for f in /tmp/targets_mtx/*.mtx; do [ -f "$f" ] || continue; for t in float32 float64; do
+        for p in spmv_00_cusparse spmv_05_merge_path; do headline_run $l/$p --matrix $f --type $t; done; done; done ;;
+    lesson04_sort)
+      for c in "uint32 uniform 2^28" "uint32 zipf 2^28" "pairs uniform 2^28" "pairs zipf 2^28" "float32 uniform 2^28" \
+               "uint32 uniform 2^24" "uint32 uniform 2^20"; do set -- $c
+        for p in 00_cub 08_radix_onesweep; do headline_run $l/$p --type $1 --dist $2 --n $3; done; done
+      for n in 2^28 2^24; do for p in 00_cub_merge 05_merge_path; do headline_run $l/$p --n $n; done; done ;;
+    lesson05_histogram)
+      for d in uniform equal zipf hot60 text; do for p in 00_cub 04_per_lane_copies; do headline_run $l/$p --n 2^30 --dist $d; done; done
+      for p in 00_cub 05_large_bins 06_cluster_dsmem; do headline_run $l/$p --n 2^28 --type uint32 --bins 65536; done ;;
+  esac
+}
+
 # The ncu step's metrics: time, DRAM and SM throughput, instructions, warps in flight, registers,
 # shared atomics issued and their bank conflicts, and the three stalls that explain most waits here.
 ncu_metrics=gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
@@ -172,6 +216,22 @@ for step in $STEPS; do
       echo "rows in $csv"
       echo "headline: $(grep -c 'PASS' "$OUT/headline.log") runs passed, rows in $csv" >> "$digest"
       grep -E 'FAIL|^!!' "$OUT/headline.log" | head -20 >> "$digest" ;;
+    targets)
+      gpu=$(gpu_name)
+      if [ -z "$gpu" ]; then echo "no GPU"; echo "targets: no GPU (nvidia-smi found none)" >> "$digest"; status=77; continue; fi
+      csv="$OUT/targets_$gpu.csv"
+      tg=""
+      for l in $LESSONS; do for p in $(target_programs $l); do tg="$tg build/$l/$p"; done; done
+      build_into targets_build.log $tg
+      echo "targets build: exit $? ($(grep -c ' error' "$OUT/targets_build.log") error lines)" >> "$digest"
+      for r in $(seq "$ROUNDS"); do
+        echo "== round $r on $gpu"
+        for l in $LESSONS; do target_cases $l; done
+      done > "$OUT/targets_runs.log"
+      python3 tests/target_ratios.py "$csv" > "$OUT/targets.log"
+      cat "$OUT/targets.log"
+      echo "targets: $(grep -c 'PASS' "$OUT/targets_runs.log") runs passed, $(grep -c 'FAIL' "$OUT/targets_runs.log") failed; ratios in targets.log" >> "$digest"
+      grep -E 'FAIL|^!!' "$OUT/targets_runs.log" | head -20 >> "$digest" ;;
     ncu)
       gpu=$(gpu_name)
       if [ -z "$gpu" ] || ! command -v ncu > /dev/null; then
