@@ -28,8 +28,9 @@
 //     the keys are loaded again (from L2, which still holds them) to be staged once ranked. That
 //     frees the keys' registers, and at 3 blocks per SM (80 registers) a tile of 8192 keys
 //     (256 x 32; 6144 fit before) no longer spills: a pass has 25 % fewer tiles, so 25 % less
-//     per-tile work (counter rows, block scan, look-back, barriers). Pairs keep 7680-key tiles (256 x 30, 2 blocks), the
-//     values reusing the keys' staging space. Shared memory is dynamic: 8192 keys pass 48 KB.
+//     per-tile work (counter rows, block scan, look-back, barriers). Pairs keep 7680-key tiles
+//     (256 x 30, 2 blocks), the values reusing the keys' staging space. Shared memory is
+//     dynamic: 8192 keys pass 48 KB.
 //   * Full tiles load and scatter with no bounds tests.
 //
 // Cost model (uint32, 2^28 keys): histogram 4 B per key; each of the 4 passes 4 B read + 4 B
