@@ -97,7 +97,11 @@ struct Shape {
     static constexpr int kTile = kBlock * kItems;
     static constexpr int kPacked = (kItems + 3) / 4;   // registers of packed digits
 };
-// A key's digit among a thread's packed digits (4 a register).
+// A thread's digits packed 4 to a register: item j's digit is byte j % 4 of register j / 4.
+template <int kPacked>
+__device__ __forceinline__ void pack_digit(uint32_t (&pdig)[kPacked], int j, uint32_t digit) {
+    pdig[j / 4] |= digit << (8 * (j % 4));
+}
 template <int kPacked>
 __device__ __forceinline__ uint32_t digit_at(const uint32_t (&pdig)[kPacked], int j) {
     return (pdig[j / 4] >> (8 * (j % 4))) & 0xffu;
@@ -360,7 +364,7 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
         load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);
         count_warp_digits<U, kItems>(code, shift, counts, masks);
 #pragma unroll
-        for (int j = 0; j < kItems; ++j) pdig[j / 4] |= radix::digit_of(code[j], shift) << (8 * (j % 4));
+        for (int j = 0; j < kItems; ++j) pack_digit(pdig, j, radix::digit_of(code[j], shift));
     }
     __syncthreads();
 
@@ -420,12 +424,12 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     constexpr bool kGuard = !std::is_same_v<Lookback, DigitLookback>;
     // Pairs: the digit of every slot this thread will write, packed 4 per register, read before
     // the values overwrite the codes.
-    uint32_t packed[kPairs ? (kItems + 3) / 4 : 1] = {};
+    uint32_t packed[kPairs ? kPacked : 1] = {};
     if constexpr (kPairs) {
         static_assert(sizeof(U) == 4, "pairs have 32-bit keys");
 #pragma unroll
         for (int j = 0; j < kItems; ++j)
-            packed[j / 4] |= radix::digit_of(s_codes[threadIdx.x + j * kBlock], shift) << (8 * (j % 4));
+            pack_digit(packed, j, radix::digit_of(s_codes[threadIdx.x + j * kBlock], shift));
     }
     if (!kGuard && full) scatter_full_tile<K, U, kItems, kLast>(s_codes, s_offset, shift, dst);
     else radix::scatter_codes<K, U, kBlock, kLast, kGuard>(s_codes, s_offset, valid, shift, dst, n);
@@ -438,7 +442,7 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
 #pragma unroll
         for (int j = 0; j < kItems; ++j) {
             const uint32_t i = threadIdx.x + j * kBlock;
-            const uint32_t dig = (packed[j / 4] >> (8 * (j % 4))) & 0xffu;
+            const uint32_t dig = digit_at(packed, j);
             if (!kGuard && full) {
                 vdst[uint32_t(s_offset[dig]) + i] = s_vals[i];
             } else if (i < valid) {
