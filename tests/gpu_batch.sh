@@ -171,6 +171,20 @@ ncu_cases() {
       ncu_profile "scan int32 inclusive, 06" "lookback_scan_kernel" 0 $l/06_decoupled_lookback --n 2^28 ;;
   esac
 }
+# measure_rounds NAME PROGRAMS_FN CASES_FN LOG: the headline and targets steps, once the caller has
+# found the GPU ($gpu) and named the CSV ($csv). Builds the programs PROGRAMS_FN lists for each
+# lesson, then runs ROUNDS rounds of CASES_FN over LESSONS, printed as they run and kept in $OUT/LOG.
+measure_rounds() {
+  local name=$1 programs_fn=$2 cases_fn=$3 log=$4 list="" l p r rc
+  for l in $LESSONS; do for p in $($programs_fn $l); do list="$list build/$l/$p"; done; done
+  build_into ${name}_build.log $list; rc=$?
+  [ $rc -ne 0 ] && echo "build: some programs failed (see ${name}_build.log)"
+  echo "$name build: exit $rc ($(grep -c ' error' "$OUT/${name}_build.log") error lines)" >> "$digest"
+  for r in $(seq "$ROUNDS"); do
+    echo "== round $r on $gpu"
+    for l in $LESSONS; do $cases_fn $l; done
+  done | tee "$OUT/$log"
+}
 for step in $STEPS; do
   start=$(date +%s)
   case $step in
@@ -204,15 +218,7 @@ for step in $STEPS; do
       gpu=$(gpu_name)
       if [ -z "$gpu" ]; then echo "no GPU"; echo "headline: no GPU (nvidia-smi found none)" >> "$digest"; status=77; continue; fi
       csv="$OUT/$gpu.csv"
-      hl_targets=""
-      for l in $LESSONS; do for p in $(headline_programs $l); do hl_targets="$hl_targets build/$l/$p"; done; done
-      build_into headline_build.log $hl_targets; rc=$?
-      [ $rc -ne 0 ] && echo "build: some programs failed (see headline_build.log)"
-      echo "headline build: exit $rc ($(grep -c ' error' "$OUT/headline_build.log") error lines)" >> "$digest"
-      for r in $(seq "$ROUNDS"); do
-        echo "== round $r on $gpu"
-        for l in $LESSONS; do headline_cases $l; done
-      done | tee "$OUT/headline.log"
+      measure_rounds headline headline_programs headline_cases headline.log
       echo "rows in $csv"
       echo "headline: $(grep -c 'PASS' "$OUT/headline.log") runs passed, rows in $csv" >> "$digest"
       grep -E 'FAIL|^!!' "$OUT/headline.log" | head -20 >> "$digest" ;;
@@ -220,14 +226,7 @@ for step in $STEPS; do
       gpu=$(gpu_name)
       if [ -z "$gpu" ]; then echo "no GPU"; echo "targets: no GPU (nvidia-smi found none)" >> "$digest"; status=77; continue; fi
       csv="$OUT/targets_$gpu.csv"
-      tg=""
-      for l in $LESSONS; do for p in $(target_programs $l); do tg="$tg build/$l/$p"; done; done
-      build_into targets_build.log $tg
-      echo "targets build: exit $? ($(grep -c ' error' "$OUT/targets_build.log") error lines)" >> "$digest"
-      for r in $(seq "$ROUNDS"); do
-        echo "== round $r on $gpu"
-        for l in $LESSONS; do target_cases $l; done
-      done > "$OUT/targets_runs.log"
+      measure_rounds targets target_programs target_cases targets_runs.log
       python3 tests/target_ratios.py "$csv" > "$OUT/targets.log"
       cat "$OUT/targets.log"
       echo "targets: $(grep -c 'PASS' "$OUT/targets_runs.log") runs passed, $(grep -c 'FAIL' "$OUT/targets_runs.log") failed; ratios in targets.log" >> "$digest"
