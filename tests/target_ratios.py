@@ -88,10 +88,14 @@ def main(argv):
     try:
         with open(argv[1], newline="") as f:
             rows = list(csv.DictReader(f))
+        text = report(rows)
     except OSError as e:
         print(f"target_ratios.py: cannot read {argv[1]}: {e.strerror}")
         return 1
-    print(report(rows))
+    except (KeyError, ValueError) as e:   # a column missing, or a time that is not a number
+        print(f"target_ratios.py: {argv[1]} is not a course CSV ({type(e).__name__}: {e})")
+        return 1
+    print(text)
     return 0
 
 
