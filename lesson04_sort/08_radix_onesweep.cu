@@ -20,16 +20,22 @@
 //   * The pass counts before it ranks ("early counts", as CUB does): each warp counts its digits
 //     with shared atomics, the AGGREGATEs go out at once, and only then does the block rank, each
 //     key getting its tile rank in one step (match, the group's highest lane does one atomicAdd
-//     on the warp's counter, a shuffle shares the old value). For 32-bit keys the match is an
+//     on the warp's counter, a shuffle shares the old value). For 32-bit keys and pairs the match is an
 //     OR mask: each lane ORs its bit into a shared word of its digit, and the word read back is
 //     the group (~40 instructions per key in all, against ~87 with 8 ballots per key). Later
 //     tiles find the AGGREGATE already there instead of spinning while this tile ranks.
+//   * A warp chooses how to rank from its own counts, once per tile. From the second pass on, the
+//     input is sorted by the lower digits, so equal keys sit side by side: on Zipf keys most
+//     warps hold one value, and their lanes all OR into one word, one lane after another (ncu:
+//     20.5 shared-memory wavefronts per OR against 3.5 on uniform keys). A warp whose keys all
+//     share one digit ranks them by arithmetic; a warp with a dominant digit finds that digit's
+//     lanes with one ballot, and only the other lanes OR. Zipf keys went from 6.26 to 4.80 ms.
 //   * The ranking needs only the digits, so only the digits stay in registers, 4 to a register;
 //     the keys are loaded again (from L2, which still holds them) to be staged once ranked. That
 //     frees the keys' registers, and at 3 blocks per SM (80 registers) a tile of 8192 keys
 //     (256 x 32; 6144 fit before) no longer spills: a pass has 25 % fewer tiles, so 25 % less
-//     per-tile work (counter rows, block scan, look-back, barriers). Pairs keep 7680-key tiles
-//     (256 x 30, 2 blocks), the values reusing the keys' staging space. Shared memory is
+//     per-tile work (counter rows, block scan, look-back, barriers). Pairs have 8192-key tiles
+//     too (256 x 32, 2 blocks), the values reusing the keys' staging space. Shared memory is
 //     dynamic: 8192 keys pass 48 KB.
 //   * Full tiles load and scatter with no bounds tests.
 //
@@ -55,11 +61,11 @@
 //
 // The kernels and the launcher follow; exercises/radix_digit_lookback.cu includes this file and
 // supplies its own look-back. The partial last tile's loads and scatter are radix.cuh's.
-// Measured on the H100 (2^28 uint32, CUB in the same run, two rounds): 1.03x
-// cub::DeviceRadixSort::SortKeys (5.36 against 5.51 ms), 2^24 1.03x, 2^20 1.32x, float32 keys
-// 1.34x; behind on Zipf keys 0.80x, pairs 0.98x (SortPairs), uint64 at 2^24 0.95x; below 2^20
-// slower than with 6144-key tiles (TUNING.md, with the shapes and ranking variants). Not yet
-// measured on the H200 (with 6144-key tiles it was 0.95x there).
+// Measured (2^28 uint32 unless given, CUB in the same run, two rounds), H100 (H200): against
+// cub::DeviceRadixSort::SortKeys 1.02x (1.02x): 5.39 against 5.51 ms; Zipf keys 1.05x (1.07x);
+// 2^24 1.02x (1.02x); 2^20 1.32x (1.30x); float32 keys 1.36x (1.32x); against SortPairs 1.00x
+// (1.07x), Zipf pairs 1.06x (1.10x); uint64 at 2^24 0.95x (0.96x). Below 2^20 slower than with
+// 6144-key tiles (TUNING.md, with the shapes, the ranking variants and the probes of the paths).
 //
 #include <cuda/atomic>
 #include <type_traits>
@@ -74,28 +80,37 @@
 // kGuard), so that a wrong one fails the checker instead of writing past the end of a buffer.
 namespace onesweep {
 
-// How a warp finds the lanes holding the same digit while ranking 32-bit keys: "OR masks" (the
-// idea of CUB's WARP_MATCH_ATOMIC_OR ranking): each lane ORs its lane bit into a per-warp shared
-// word of its digit; after a __syncwarp that word IS the group, whose leader does the atomicAdd
-// and shares the result by a shuffle (rank_in_tile_or): ~40 instructions per key against ~87 with
-// 8 ballots per key (0.93x CUB instead of 0.82x, with 6144-key tiles). Pairs and 64-bit keys rank
-// with the ballots (scan::match_low_bits, rank_in_tile): for pairs the masks measured 4.5 % slower
-// on Zipf keys, where the lanes sharing a digit queue on one word (TUNING.md).
+// How a warp finds the lanes holding the same digit while ranking 32-bit keys and pairs: "OR
+// masks" (the idea of CUB's WARP_MATCH_ATOMIC_OR ranking): each lane ORs its lane bit into a
+// per-warp shared word of its digit; after a __syncwarp that word IS the group, whose leader does
+// the atomicAdd and shares the result by a shuffle (rank_in_tile_or): ~40 instructions per key
+// against ~87 with 8 ballots per key (0.93x CUB instead of 0.82x, with 6144-key tiles). Lanes that
+// share a digit queue on its word, one lane after another, and after the first pass they often do:
+// the input of pass p is sorted by the digits below p, so equal keys sit side by side and a warp's
+// 32 lanes often hold one value. Each warp therefore picks its way once per tile from its own
+// counts (onesweep.cuh's warp_path): one digit only -> ranks by arithmetic; a dominant digit ->
+// its lanes find each other with one ballot and only the others OR. 64-bit keys rank with the
+// ballots (scan::match_low_bits, rank_in_tile).
 constexpr int kBlock = 256;
 static_assert(kBlock >= radix::kDigits && kBlock % 32 == 0, "a thread per digit, whole warps");
 constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one thread per digit
 // The tile of one pass and the blocks per SM asked of ptxas (its register cap: 3 blocks of 256
-// threads -> 80 registers, 2 -> 128): 32-bit keys 8192 (32 a thread), 3 blocks; pairs 7680 (30 a
+// threads -> 80 registers, 2 -> 128): 32-bit keys 8192 (32 a thread), 3 blocks; pairs 8192 (32 a
 // thread), 2 blocks; 64-bit keys 3840 (15 a thread), 2 blocks. Measured on the H100 at 2^28 (CUB
 // 5.51 ms for keys, 9.14 for pairs): keys 24 x 3 blocks 5.89 ms, 28 x 3 5.61, 32 x 3 5.37, 36 x 3
 // 5.31 (but 2^24 and 2^20 slower than 32, and the float32 first pass spills), 40 x 3 5.35,
-// 28 x 4 5.40; pairs 30 x 2 9.35 ms, 40 x 2 10.40, 24 x 3 11.82, 20 x 3 10.48 (TUNING.md).
+// 28 x 4 5.40; pairs (ballot ranking then) 30 x 2 9.35 ms, 40 x 2 10.40, 24 x 3 11.82; pairs with
+// OR masks 32 x 2 9.18, 36 x 2 spills (TUNING.md).
+// kBallotMin: the fewest of a warp's 1024 keys on its most common digit for which those lanes take
+// the ballot (warp_path). Keys: 256, a quarter (Zipf 2^28 4.80 ms, 128: 4.82, always: 4.94 and
+// uniform 3.5 % slower). Pairs: always (uniform 9.02-9.05 ms against 9.17 with 128 or 256).
 template <class U, bool kPairs>
 struct Shape {
-    static constexpr int kItems = sizeof(U) == 8 ? 15 : kPairs ? 30 : 32;
+    static constexpr int kItems = sizeof(U) == 8 ? 15 : 32;
     static constexpr int kBlocksPerSm = sizeof(U) == 8 ? 2 : kPairs ? 2 : 3;
     static constexpr int kTile = kBlock * kItems;
     static constexpr int kPacked = (kItems + 3) / 4;   // registers of packed digits
+    static constexpr uint32_t kBallotMin = kPairs ? 0 : 256;
 };
 // A thread's digits packed 4 to a register: item j's digit is byte j % 4 of register j / 4.
 template <int kPacked>
@@ -239,8 +254,8 @@ __device__ __forceinline__ uint32_t bump_group_counter(uint32_t* counts, uint32_
     return __shfl_sync(scan::kFullMask, old, leader);
 }
 
-// Ballot ranking (1=0, and always for pairs and 64-bit keys): each key's group of
-// lanes with the same digit from 8 ballots (scan::match_low_bits), then one counter update a group.
+// Ballot ranking (64-bit keys): each key's group of lanes with the same digit from 8 ballots
+// (scan::match_low_bits), then one counter update a group.
 template <int kItems, int kPacked>
 __device__ __forceinline__ void rank_in_tile(const uint32_t (&pdig)[kPacked], uint32_t (&rank)[kItems],
                                              EarlyCounts& s) {
@@ -256,32 +271,50 @@ __device__ __forceinline__ void rank_in_tile(const uint32_t (&pdig)[kPacked], ui
     }
 }
 
-// OR-mask ranking (1=1, the default for 32-bit keys): same counters and result as
-// rank_in_tile, but the group of lanes holding a digit comes from shared memory, not 8 ballots.
-// Per key: OR this lane's bit into masks[digit]; __syncwarp (every lane's OR has landed); read the word back: the group. The
-// leader bumps the counter, the shuffle shares the old value, and the leader zeroes the word for
+// OR-mask ranking (32-bit keys and pairs): same counters and result as rank_in_tile, but the
+// group of lanes holding a digit comes from shared memory, not 8 ballots. Per key: OR this lane's
+// bit into masks[digit]; __syncwarp (every lane's OR has landed); read the word back: the group.
+// The leader bumps the counter, the shuffle shares the old value, and the leader zeroes the word for
 // the next item. That zeroing is safe without another barrier: every lane's read of the word feeds
 // the shuffle's source lane (the leader), so it has completed before the lane reaches the shuffle,
 // and the leader writes only after the shuffle; the __syncwarp at the end keeps the next item's ORs
 // after the zeroing. Match + rank ~17 instructions per key against ~65 for the ballots (header).
-template <int kItems, int kPacked>
+// kDominant: the lanes holding digit `dom` (the warp's most common) skip their word and take their
+// group from one ballot, so they do not queue on one word; their word stays zero. ncu, pass 2 of
+// Zipf keys at 2^28: the OR took 20.5 shared-memory wavefronts per instruction against 3.5 on
+// uniform keys (TUNING.md).
+template <int kItems, int kPacked, bool kDominant>
 __device__ __forceinline__ void rank_in_tile_or(const uint32_t (&pdig)[kPacked], uint32_t (&rank)[kItems],
-                                                EarlyCounts& s, uint32_t* masks) {
+                                                EarlyCounts& s, uint32_t* masks, uint32_t dom) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t* counts = s.warp_count[warp];
     const uint32_t lane_bit = 1u << lane;
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
         const uint32_t dig = digit_at(pdig, j);
-        atomicOr(&masks[dig], lane_bit);
+        const bool is_dom = kDominant && dig == dom;
+        const uint32_t dom_lanes = kDominant ? __ballot_sync(scan::kFullMask, is_dom) : 0u;
+        if (!is_dom) atomicOr(&masks[dig], lane_bit);
         __syncwarp();
-        const uint32_t peers = masks[dig];
+        const uint32_t peers = is_dom ? dom_lanes : masks[dig];
         const int leader = group_leader(peers);
         const uint32_t old = bump_group_counter(counts, dig, peers, lane, leader);
-        if (lane == leader) masks[dig] = 0;
+        if (lane == leader && !is_dom) masks[dig] = 0;
         __syncwarp();
         rank[j] = rank_in_group(old, peers, lane);
     }
+}
+
+// The warp's most common digit and its count, as onesweep.cuh's dominant_word, from the warp's
+// counters (each lane reads 8 of the 256, then one max over the warp).
+__device__ __forceinline__ uint32_t warp_dominant_digit(const uint32_t* counts) {
+    uint32_t best = 0;
+#pragma unroll
+    for (int i = 0; i < radix::kDigits / 32; ++i) {
+        const uint32_t d = (threadIdx.x & 31) + 32u * i;
+        best = max(best, dominant_word(counts[d], d));
+    }
+    return __reduce_max_sync(scan::kFullMask, best);
 }
 
 // Full tiles: every one of the kItems stores per thread is in range; no bounds test, unrolled.
@@ -323,10 +356,10 @@ __device__ __forceinline__ void load_tile_values(const uint32_t* src, size_t n, 
 }
 
 // The pass's shared memory, dynamic (an 8192-key tile passes the 48 KB of static shared memory).
-// OR-mask ranking (32-bit keys without values) adds one row of 256 match words per warp.
+// OR-mask ranking (32-bit keys, with or without values) adds one row of 256 match words per warp.
 template <class U, bool kPairs>
 struct PassSmem {
-    static constexpr bool kOrMatch = sizeof(U) == 4 && !kPairs;
+    static constexpr bool kOrMatch = sizeof(U) == 4;
     EarlyCounts counts;
     long long offset[radix::kDigits];
     unsigned tile;
@@ -358,13 +391,19 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     const bool full = valid == uint32_t(kTile);
     // Step 1: the keys are loaded and counted, and only their digits stay, 4 to a register: the
     // ranking needs nothing else, and the keys are loaded again for staging (step 4).
+    // OR-mask warps also note their most common digit now, from their own counters (step 4 uses it).
     uint32_t pdig[kPacked] = {};
+    uint32_t dominant = 0;
     {
         U code[kItems];
         load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);
         count_warp_digits<U, kItems>(code, shift, counts, masks);
 #pragma unroll
         for (int j = 0; j < kItems; ++j) pack_digit(pdig, j, radix::digit_of(code[j], shift));
+        if constexpr (kOrMatch) {
+            __syncwarp();   // the warp's counts have landed
+            dominant = warp_dominant_digit(counts.warp_count[threadIdx.x >> 5]);
+        }
     }
     __syncthreads();
 
@@ -394,10 +433,25 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     __syncthreads();
 
     // Step 4: ranks from the digits, then the keys, loaded again (from L2: this block read them a
-    // moment ago; ncu counts the second read in L2, not in DRAM), staged in digit order.
+    // moment ago; ncu counts the second read in L2, not in DRAM), staged in digit order. An
+    // OR-mask warp ranks by the path its counts chose (warp_path); a one-digit warp's counter of
+    // that digit now holds the warp's first slot for it, and its ranks follow by arithmetic.
     uint32_t rank[kItems];
-    if constexpr (kOrMatch) rank_in_tile_or<kItems>(pdig, rank, counts, masks);
-    else rank_in_tile<kItems>(pdig, rank, counts);
+    if constexpr (kOrMatch) {
+        const uint32_t dom = dominant & 0xffu;
+        const WarpPath path = warp_path(dominant, 32u * kItems, Shape<U, kPairs>::kBallotMin);
+        if (path == WarpPath::one_digit) {
+            const uint32_t start = counts.warp_count[threadIdx.x >> 5][dom];
+#pragma unroll
+            for (int j = 0; j < kItems; ++j) rank[j] = one_digit_rank(start, j, threadIdx.x & 31);
+        } else if (path == WarpPath::dominant_ballot) {
+            rank_in_tile_or<kItems, kPacked, true>(pdig, rank, counts, masks, dom);
+        } else {
+            rank_in_tile_or<kItems, kPacked, false>(pdig, rank, counts, masks, dom);
+        }
+    } else {
+        rank_in_tile<kItems>(pdig, rank, counts);
+    }
     {
         U code[kItems];
         load_tile<K, U, kItems, kFirst>(src, n, tile_base, full, code);

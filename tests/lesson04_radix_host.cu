@@ -4,7 +4,8 @@
 // -0.0/+0.0 swapped, a NaN moved or canonicalised, an unstable pair order, a value separated from
 // its key) while passing right ones, on both its exact path and its fingerprint path; and 08's
 // OR-mask ranking (08_radix_onesweep.cu; the arithmetic in onesweep.cuh), replayed lane by lane on the host, against
-// a plain stable count, with planted bugs that the replay must catch.
+// a plain stable count, on each of the three paths a warp can take (warp_path: one digit, dominant
+// digit by ballot, OR masks), with planted bugs that the replay must catch.
 //
 //   make build/tests/lesson04_radix_host && build/tests/lesson04_radix_host
 #include <cmath>
@@ -293,19 +294,50 @@ static void test_checker_pairs() {
 // size to counts[digit] and keeps the old value; a lane takes the old value from ITS leader (the
 // shuffle); the leaders zero their words. The rank must equal the number of earlier keys (item,
 // then lane: index order) of the same digit, and the masks must end all zero (the next tile's
-// ranking starts from them). `bug` plants a fault: the rank counts the lane itself; the leader is
-// off by one lane; the words are never zeroed.
-enum class RankBug { none, counts_self, leader_off_by_one, no_zeroing };
-static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, RankBug bug,
-                              std::string& why) {
+// ranking starts from them). The warp first takes its path from its counts as the kernel does
+// (dominant_word, warp_path with `ballot_min`): a one-digit warp's ranks are one_digit_rank; on the
+// dominant-ballot path the dominant digit's lanes take their group from the ballot (the lanes
+// holding it) and leave its word alone. `bug` plants a fault: the rank counts the lane itself; the
+// leader is off by one lane; the words are never zeroed; the one-digit ranks forget the item's
+// stride; the dominant lanes OR into their word as well; `path` (if not null) receives the path.
+enum class RankBug { none, counts_self, leader_off_by_one, no_zeroing, one_digit_no_stride, dominant_ors_too };
+static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, uint32_t ballot_min, RankBug bug,
+                              std::string& why, onesweep::WarpPath* path_out = nullptr) {
     uint32_t masks[radix::kDigits] = {}, counts[radix::kDigits] = {}, seen[radix::kDigits] = {};
+    uint32_t dominant = 0;
+    {
+        uint32_t c[radix::kDigits] = {};
+        for (uint32_t d : digit) ++c[d];
+        for (uint32_t d = 0; d < radix::kDigits; ++d) dominant = std::max(dominant, onesweep::dominant_word(c[d], d));
+    }
+    const uint32_t dom = dominant & 0xffu;
+    const onesweep::WarpPath path = onesweep::warp_path(dominant, uint32_t(items) * 32u, ballot_min);
+    if (path_out) *path_out = path;
     for (int j = 0; j < items; ++j) {
         const uint32_t* dj = &digit[size_t(j) * 32];
-        for (int lane = 0; lane < 32; ++lane) masks[dj[lane]] |= 1u << lane;   // atomicOr, then __syncwarp
+        if (path == onesweep::WarpPath::one_digit) {   // counts[dom] is the warp's start, 0 here
+            for (int lane = 0; lane < 32; ++lane) {
+                const uint32_t r = bug == RankBug::one_digit_no_stride ? onesweep::one_digit_rank(0, 0, lane)
+                                                                        : onesweep::one_digit_rank(0, j, lane);
+                const uint32_t want = seen[dj[lane]]++;
+                if (r != want) {
+                    why = "one-digit warp, item " + std::to_string(j) + " lane " + std::to_string(lane) + ": rank " +
+                          std::to_string(r) + ", expected " + std::to_string(want);
+                    return false;
+                }
+            }
+            continue;
+        }
+        const bool ballot = path == onesweep::WarpPath::dominant_ballot;
+        uint32_t dom_lanes = 0;   // __ballot_sync(is_dom)
+        for (int lane = 0; lane < 32; ++lane)
+            if (ballot && dj[lane] == dom) dom_lanes |= 1u << lane;
+        for (int lane = 0; lane < 32; ++lane)   // atomicOr (not by the dominant lanes), then __syncwarp
+            if (!(ballot && dj[lane] == dom) || bug == RankBug::dominant_ors_too) masks[dj[lane]] |= 1u << lane;
         uint32_t peers[32], old_of[32] = {};
         int leader[32];
         for (int lane = 0; lane < 32; ++lane) {
-            peers[lane] = masks[dj[lane]];
+            peers[lane] = ballot && dj[lane] == dom ? dom_lanes : masks[dj[lane]];
             leader[lane] = onesweep::group_leader(peers[lane]) - (bug == RankBug::leader_off_by_one ? 1 : 0);
             if (leader[lane] < 0) leader[lane] += 32;
         }
@@ -327,7 +359,7 @@ static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, Ran
         }
         if (bug != RankBug::no_zeroing)
             for (int lane = 0; lane < 32; ++lane)
-                if (lane == leader[lane]) masks[dj[lane]] = 0;
+                if (lane == leader[lane] && !(ballot && dj[lane] == dom)) masks[dj[lane]] = 0;
     }
     for (int d = 0; d < radix::kDigits; ++d)
         if (masks[d] != 0) { why = "match word of digit " + std::to_string(d) + " left non-zero"; return false; }
@@ -335,9 +367,11 @@ static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, Ran
 }
 
 static void test_or_ranking() {
-    const int items = 24;
+    const int items = 32;
+    const uint32_t keys_min = 256, pairs_min = 0;   // 08's Shape::kBallotMin for keys and for pairs
     // Digit patterns: uniform, 3 distinct, all equal, all distinct per lane, two lanes per digit,
-    // and one digit per item (whole warp one group, changing every item).
+    // one digit per item (whole warp one group, changing every item), and skewed: 80 % one digit
+    // (the dominant-ballot path), and one digit but the last key (all but one lane on the ballot).
     std::vector<std::pair<std::string, std::vector<uint32_t>>> cases;
     auto make = [&](const std::string& name, auto f) {
         std::vector<uint32_t> v(size_t(items) * 32);
@@ -350,21 +384,34 @@ static void test_or_ranking() {
     make("distinct per lane", [](size_t i) { return uint32_t(i % 32) * 8u; });
     make("pairs of lanes", [](size_t i) { return uint32_t(i % 32) / 2u + uint32_t(i / 32); });
     make("one digit per item", [](size_t i) { return uint32_t(i / 32) * 5u; });
-    for (const auto& c : cases) {
-        std::string why;
-        report("08 OR-mask ranking replay = stable count, " + c.first,
-               replay_or_ranking(c.second, items, RankBug::none, why), why);
-    }
+    make("80 % one digit", [](size_t i) { return course::hash64(13, i) % 5 ? 42u : uint32_t(course::hash64(14, i)); });
+    make("one digit but the last key", [](size_t i) { return i == size_t(items) * 32 - 1 ? 7u : 200u; });
+    const char* path_name[] = {"one digit", "dominant ballot", "OR masks"};
+    bool seen_path[2][3] = {};
+    for (const auto& c : cases)
+        for (int t = 0; t < 2; ++t) {
+            std::string why;
+            onesweep::WarpPath path;
+            const bool ok = replay_or_ranking(c.second, items, t ? pairs_min : keys_min, RankBug::none, why, &path);
+            seen_path[t][int(path)] = true;
+            report(std::string("08 OR-mask ranking replay = stable count, ") + c.first + (t ? " (pairs' " : " (keys' ") +
+                       "paths: " + path_name[int(path)] + ")", ok, why);
+        }
+    report("08 ranking replay: keys take all three paths, pairs never the plain OR masks",
+           seen_path[0][0] && seen_path[0][1] && seen_path[0][2] && seen_path[1][0] && seen_path[1][1] && !seen_path[1][2]);
     // Planted bugs: each must make the replay fail on some case.
     const std::pair<RankBug, const char*> bugs[] = {{RankBug::counts_self, "rank counts the lane itself"},
                                                     {RankBug::leader_off_by_one, "leader off by one lane"},
-                                                    {RankBug::no_zeroing, "match words never zeroed"}};
+                                                    {RankBug::no_zeroing, "match words never zeroed"},
+                                                    {RankBug::one_digit_no_stride, "one-digit ranks without the item stride"},
+                                                    {RankBug::dominant_ors_too, "dominant lanes OR into their word too"}};
     for (const auto& b : bugs) {
         bool caught = false;
-        for (const auto& c : cases) {
-            std::string why;
-            if (!replay_or_ranking(c.second, items, b.first, why)) caught = true;
-        }
+        for (const auto& c : cases)
+            for (uint32_t m : {keys_min, pairs_min}) {
+                std::string why;
+                if (!replay_or_ranking(c.second, items, m, b.first, why)) caught = true;
+            }
         report(std::string("08 OR-mask ranking replay catches a planted bug: ") + b.second, caught);
     }
 }

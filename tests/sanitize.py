@@ -31,7 +31,9 @@ EXTRA = {
     "lesson05_histogram/05_large_bins": [["--type", "uint32", "--bins", "65536", "--n", "100000"]],
     "lesson05_histogram/06_cluster_dsmem": [["--type", "uint32", "--bins", "65536", "--n", "100000"]],
     "lesson04_sort/08_radix_onesweep": [["--n", "20001"], ["--type", "pairs", "--n", "20001"],
-                                        ["--type", "uint64", "--n", "20001"]],
+                                        ["--type", "uint64", "--n", "20001"],
+                                        ["--n", "20001", "--dist", "few"],   # one-digit and dominant warps
+                                        ["--type", "pairs", "--n", "20001", "--dist", "few"]],
     "lesson04_sort/05_merge_path": [["--n", "50001"], ["--type", "pairs", "--n", "20001"],
                                     ["--type", "uint64", "--n", "20001"]],
     "lesson03_compact_spmv/spmv_05_merge_path": [["--gen", "giant_row", "--n", "20001"]],
