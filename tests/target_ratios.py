@@ -12,7 +12,9 @@ import csv
 import io
 import sys
 
-BAR_PREFIX = "00_"   # every lesson's library bars are its 00_ programs
+def is_bar(version):
+    """Every lesson's library bars are its 00 programs: 00_cub, 00_cub_merge, spmv_00_cusparse..."""
+    return version.startswith("00_") or "_00_" in version
 
 
 def ratios(rows):
@@ -23,8 +25,8 @@ def ratios(rows):
         key = (r["lesson"], r["dtype"], r["n"], r["dist"], r["param"])
         bars, versions, last = cases.setdefault(key, ([], {}, [None]))
         ms = float(r["ms_median"])
-        if r["version"].startswith(BAR_PREFIX):
-            bars.append(ms)
+        if is_bar(r["version"]):
+            bars.append((r["version"], ms))
             last[0] = ms
         else:
             ratio = last[0] / ms if last[0] is not None and ms > 0 else None
@@ -36,7 +38,7 @@ def report(rows):
     lines = []
     for (lesson, dtype, n, dist, param), bars, versions in ratios(rows):
         head = f"{lesson} {dtype} n={n} {dist}{' ' + param if param else ''}"
-        bar = ", ".join(f"{b:.4f}" for b in bars) or "-"
+        bar = ", ".join(f"{name} {b:.4f}" for name, b in bars) or "-"
         for v, runs in versions.items():
             parts = []
             for ms, ratio, check in runs:
@@ -58,11 +60,13 @@ G,05_histogram,06_cluster_dsmem,uint32,268435456,uniform,bins=65536,15,3.0,3.0,1
 G,04_sort,00_cub,uint32,268435456,uniform,,15,5.6,5.6,1,1,PASS
 G,04_sort,08_radix_onesweep,uint32,268435456,uniform,,15,7.0,7.0,1,1,PASS
 G,01_topk,05_radix_select,float32,268435456,uniform,k=1,15,0.4,0.4,1,1,PASS
+G,03_spmv,spmv_00_cusparse,float32,4194304,random,per_row=16,15,0.5,0.5,1,1,PASS
+G,03_spmv,spmv_05_merge_path,float32,4194304,random,per_row=16,15,0.4,0.4,1,1,PASS
 """
     got = ratios(list(csv.DictReader(io.StringIO(planted))))
     checks = []
     sort_case = got[0]
-    checks.append(("two rounds, two bars", sort_case[1] == [5.5, 5.6]))
+    checks.append(("two rounds, two bars", [b for _, b in sort_case[1]] == [5.5, 5.6]))
     r = sort_case[2]["08_radix_onesweep"]
     checks.append(("each round against its own bar", abs(r[0][1] - 1.1) < 1e-9 and abs(r[1][1] - 0.8) < 1e-9))
     hist = got[1][2]
@@ -70,6 +74,9 @@ G,01_topk,05_radix_select,float32,268435456,uniform,k=1,15,0.4,0.4,1,1,PASS
                    and abs(hist["06_cluster_dsmem"][0][1] - 4.0) < 1e-9))
     checks.append(("a failed check is shown", "FAIL" in report(list(csv.DictReader(io.StringIO(planted))))))
     checks.append(("no bar, no ratio", got[2][2]["05_radix_select"][0][1] is None))
+    spmv = got[3]
+    checks.append(("a bar named lesson_00_library (spmv_00_cusparse) is a bar",
+                   [n for n, _ in spmv[1]] == ["spmv_00_cusparse"] and abs(spmv[2]["spmv_05_merge_path"][0][1] - 1.25) < 1e-9))
     failed = 0
     for name, ok in checks:
         print(("PASS  " if ok else "FAIL  ") + name)
