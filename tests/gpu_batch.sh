@@ -18,7 +18,7 @@
 # make them; histogram bytes on the five input shapes and 65536 bins; top-k at 2^28 for k = 1..2048
 # and 2^20), each best version right after its bar, ROUNDS rounds, into $OUT/targets_<gpu>.csv, and
 # prints each case's ratios (bar time / best time, one per round) into $OUT/targets.log. LESSONS
-# splits it over calls (a round of all five lessons: ~6 minutes on an H100, estimated from single runs).
+# splits it over calls (a round of all five lessons, build included: 255 s on an H200).
 # The ncu step (what tests/ncu_gaps.sh runs) builds the best versions that still trail their library
 # and those bars, and profiles each right after its bar on the same input: one launch of the kernel
 # that matters, one metric set, into $OUT/ncu_gaps_<gpu>.txt as it goes (a cut-off call keeps what it
