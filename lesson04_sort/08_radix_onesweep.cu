@@ -20,9 +20,9 @@
 //   * The pass counts before it ranks ("early counts", as CUB does): each warp counts its digits
 //     with shared atomics, the AGGREGATEs go out at once, and only then does the block rank, each
 //     key getting its tile rank in one step (match, the group's highest lane does one atomicAdd
-//     on the warp's counter, a shuffle shares the old value). For 32-bit keys and pairs the match is an
-//     OR mask: each lane ORs its bit into a shared word of its digit, and the word read back is
-//     the group (~40 instructions per key in all, against ~87 with 8 ballots per key). Later
+//     on the warp's counter, a shuffle shares the old value). The match is an OR mask: each
+//     lane ORs its bit into a shared word of its digit, and the word read back is the group
+//     (~40 instructions per key in all, against ~87 with 8 ballots per key). Later
 //     tiles find the AGGREGATE already there instead of spinning while this tile ranks.
 //   * A warp chooses how to rank from its own counts, once per tile. From the second pass on, the
 //     input is sorted by the lower digits, so equal keys sit side by side: on Zipf keys most
@@ -34,9 +34,9 @@
 //     the keys are loaded again (from L2, which still holds them) to be staged once ranked. That
 //     frees the keys' registers, and at 3 blocks per SM (80 registers) a tile of 8192 keys
 //     (256 x 32; 6144 fit before) no longer spills: a pass has 25 % fewer tiles, so 25 % less
-//     per-tile work (counter rows, block scan, look-back, barriers). Pairs have 8192-key tiles
-//     too (256 x 32, 2 blocks), the values reusing the keys' staging space. Shared memory is
-//     dynamic: 8192 keys pass 48 KB.
+//     per-tile work (counter rows, block scan, look-back, barriers). Pairs and 64-bit keys have
+//     8192-key tiles too (256 x 32, 2 blocks; the values reuse the keys' staging space). Shared
+//     memory is dynamic: 8192 keys pass 48 KB.
 //   * Full tiles load and scatter with no bounds tests.
 //
 // Cost model (uint32, 2^28 keys): histogram 4 B per key; each of the 4 passes 4 B read + 4 B
@@ -63,9 +63,10 @@
 // supplies its own look-back. The partial last tile's loads and scatter are radix.cuh's.
 // Measured (2^28 uint32 unless given, CUB in the same run, two rounds), H100 (H200): against
 // cub::DeviceRadixSort::SortKeys 1.02x (1.02x): 5.39 against 5.51 ms; Zipf keys 1.05x (1.07x);
-// 2^24 1.02x (1.02x); 2^20 1.32x (1.30x); float32 keys 1.36x (1.32x); against SortPairs 1.00x
-// (1.07x), Zipf pairs 1.06x (1.10x); uint64 at 2^24 0.95x (0.96x). Below 2^20 slower than with
-// 6144-key tiles (TUNING.md, with the shapes, the ranking variants and the probes of the paths).
+// 2^24 1.02x (1.02x); 2^20 1.35x (1.30x); float32 keys 1.36x (1.32x); uint64 at 2^24 1.03x
+// (1.06x, a probe build of the same code); against SortPairs 1.01x (1.07x), Zipf pairs 1.06x
+// (1.10x). Below 2^20 slower than with 6144-key tiles (TUNING.md, with the shapes, the ranking
+// variants and the probes of the paths).
 //
 #include <cuda/atomic>
 #include <type_traits>
@@ -80,7 +81,7 @@
 // kGuard), so that a wrong one fails the checker instead of writing past the end of a buffer.
 namespace onesweep {
 
-// How a warp finds the lanes holding the same digit while ranking 32-bit keys and pairs: "OR
+// How a warp finds the lanes holding the same digit while ranking (every key type): "OR
 // masks" (the idea of CUB's WARP_MATCH_ATOMIC_OR ranking): each lane ORs its lane bit into a
 // per-warp shared word of its digit; after a __syncwarp that word IS the group, whose leader does
 // the atomicAdd and shares the result by a shuffle (rank_in_tile_or): ~40 instructions per key
@@ -89,24 +90,25 @@ namespace onesweep {
 // the input of pass p is sorted by the digits below p, so equal keys sit side by side and a warp's
 // 32 lanes often hold one value. Each warp therefore picks its way once per tile from its own
 // counts (onesweep.cuh's warp_path): one digit only -> ranks by arithmetic; a dominant digit ->
-// its lanes find each other with one ballot and only the others OR. 64-bit keys rank with the
-// ballots (scan::match_low_bits, rank_in_tile).
+// its lanes find each other with one ballot and only the others OR. (07 and radix.cuh's TileRank
+// find the group with 8 ballots instead: scan::match_low_bits.)
 constexpr int kBlock = 256;
 static_assert(kBlock >= radix::kDigits && kBlock % 32 == 0, "a thread per digit, whole warps");
 constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one thread per digit
 // The tile of one pass and the blocks per SM asked of ptxas (its register cap: 3 blocks of 256
-// threads -> 80 registers, 2 -> 128): 32-bit keys 8192 (32 a thread), 3 blocks; pairs 8192 (32 a
-// thread), 2 blocks; 64-bit keys 3840 (15 a thread), 2 blocks. Measured on the H100 at 2^28 (CUB
+// threads -> 80 registers, 2 -> 128): every tile is 8192 keys (32 a thread); 32-bit keys at 3
+// blocks, pairs and 64-bit keys at 2 (120 registers for uint64). Measured on the H100 at 2^28 (CUB
 // 5.51 ms for keys, 9.14 for pairs): keys 24 x 3 blocks 5.89 ms, 28 x 3 5.61, 32 x 3 5.37, 36 x 3
 // 5.31 (but 2^24 and 2^20 slower than 32, and the float32 first pass spills), 40 x 3 5.35,
 // 28 x 4 5.40; pairs (ballot ranking then) 30 x 2 9.35 ms, 40 x 2 10.40, 24 x 3 11.82; pairs with
-// OR masks 32 x 2 9.18, 36 x 2 spills (TUNING.md).
+// OR masks 32 x 2 9.18, 36 x 2 spills; uint64 on the H200 at 2^24 (CUB 1.15 ms): ballots 15 x 2
+// 1.19, OR masks 15 x 2 1.21, 20 x 2 1.10, 24 x 2 1.14, 32 x 2 1.08 (TUNING.md).
 // kBallotMin: the fewest of a warp's 1024 keys on its most common digit for which those lanes take
 // the ballot (warp_path). Keys: 256, a quarter (Zipf 2^28 4.80 ms, 128: 4.82, always: 4.94 and
 // uniform 3.5 % slower). Pairs: always (uniform 9.02-9.05 ms against 9.17 with 128 or 256).
 template <class U, bool kPairs>
 struct Shape {
-    static constexpr int kItems = sizeof(U) == 8 ? 15 : 32;
+    static constexpr int kItems = 32;
     static constexpr int kBlocksPerSm = sizeof(U) == 8 ? 2 : kPairs ? 2 : 3;
     static constexpr int kTile = kBlock * kItems;
     static constexpr int kPacked = (kItems + 3) / 4;   // registers of packed digits
@@ -228,17 +230,17 @@ struct EarlyCounts {
     uint32_t scan_tmp[kWarps];
 };
 
-// `masks` (OR-mask ranking only, else null): the warp's 256 match words, zeroed here with its
-// counters; the ranking leaves them zero again.
+// `masks`: the warp's 256 match words (the OR-mask ranking), zeroed here with its counters; the
+// ranking leaves them zero again.
 template <class U, int kItems>
 __device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int shift, EarlyCounts& s,
-                                                  uint32_t* masks = nullptr) {
+                                                  uint32_t* masks) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t* counts = s.warp_count[warp];
 #pragma unroll
     for (int i = lane; i < radix::kDigits; i += 32) {
         counts[i] = 0;
-        if (masks) masks[i] = 0;
+        masks[i] = 0;
     }
     __syncwarp();
 #pragma unroll
@@ -254,25 +256,8 @@ __device__ __forceinline__ uint32_t bump_group_counter(uint32_t* counts, uint32_
     return __shfl_sync(scan::kFullMask, old, leader);
 }
 
-// Ballot ranking (64-bit keys): each key's group of lanes with the same digit from 8 ballots
-// (scan::match_low_bits), then one counter update a group.
-template <int kItems, int kPacked>
-__device__ __forceinline__ void rank_in_tile(const uint32_t (&pdig)[kPacked], uint32_t (&rank)[kItems],
-                                             EarlyCounts& s) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    uint32_t* counts = s.warp_count[warp];
-    const uint32_t below = (1u << lane) - 1;   // rank_in_group's mask, formed once for all items
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const uint32_t dig = digit_at(pdig, j);
-        const uint32_t peers = scan::match_low_bits<radix::kDigitBits>(dig);
-        const uint32_t old = bump_group_counter(counts, dig, peers, lane, group_leader(peers));
-        rank[j] = old + popc32(peers & below);
-    }
-}
-
-// OR-mask ranking (32-bit keys and pairs): same counters and result as rank_in_tile, but the
-// group of lanes holding a digit comes from shared memory, not 8 ballots. Per key: OR this lane's
+// OR-mask ranking: each key's group of lanes with the same digit comes from shared memory, not
+// from 8 ballots (scan::match_low_bits, as 07 does), then one counter update a group. Per key: OR this lane's
 // bit into masks[digit]; __syncwarp (every lane's OR has landed); read the word back: the group.
 // The leader bumps the counter, the shuffle shares the old value, and the leader zeroes the word for
 // the next item. That zeroing is safe without another barrier: every lane's read of the word feeds
@@ -306,7 +291,7 @@ __device__ __forceinline__ void rank_in_tile_or(const uint32_t (&pdig)[kPacked],
 }
 
 // The warp's most common digit and its count, as onesweep.cuh's dominant_word, from the warp's
-// counters (each lane reads 8 of the 256, then one max over the warp).
+// counters (each lane reads 8 of the 256, then one max over the warp; sm_75 has no REDUX: shuffles).
 __device__ __forceinline__ uint32_t warp_dominant_digit(const uint32_t* counts) {
     uint32_t best = 0;
 #pragma unroll
@@ -314,7 +299,12 @@ __device__ __forceinline__ uint32_t warp_dominant_digit(const uint32_t* counts) 
         const uint32_t d = (threadIdx.x & 31) + 32u * i;
         best = max(best, dominant_word(counts[d], d));
     }
-    return __reduce_max_sync(scan::kFullMask, best);
+#if __CUDA_ARCH__ >= 800
+    return __reduce_max_sync(scan::kFullMask, best);   // one instruction (REDUX) from sm_80 on
+#else
+    for (int offset = 16; offset > 0; offset /= 2) best = max(best, __shfl_xor_sync(scan::kFullMask, best, offset));
+    return best;
+#endif
 }
 
 // Full tiles: every one of the kItems stores per thread is in range; no bounds test, unrolled.
@@ -356,14 +346,13 @@ __device__ __forceinline__ void load_tile_values(const uint32_t* src, size_t n, 
 }
 
 // The pass's shared memory, dynamic (an 8192-key tile passes the 48 KB of static shared memory).
-// OR-mask ranking (32-bit keys, with or without values) adds one row of 256 match words per warp.
+// The OR-mask ranking adds one row of 256 match words per warp.
 template <class U, bool kPairs>
 struct PassSmem {
-    static constexpr bool kOrMatch = sizeof(U) == 4;
     EarlyCounts counts;
     long long offset[radix::kDigits];
     unsigned tile;
-    uint32_t match[kOrMatch ? EarlyCounts::kWarps : 1][kOrMatch ? radix::kDigits : 1];
+    uint32_t match[EarlyCounts::kWarps][radix::kDigits];
     U codes[Shape<U, kPairs>::kTile];   // for pairs, reused for the values once the keys are out
 };
 
@@ -373,14 +362,13 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
               const uint32_t* digit_starts, uint32_t* status, unsigned* tile_counter) {
     constexpr int kItems = Shape<U, kPairs>::kItems, kTile = Shape<U, kPairs>::kTile;
     constexpr int kPacked = Shape<U, kPairs>::kPacked;
-    constexpr bool kOrMatch = PassSmem<U, kPairs>::kOrMatch;
     extern __shared__ __align__(16) unsigned char dyn_smem[];
     auto& sm = *reinterpret_cast<PassSmem<U, kPairs>*>(dyn_smem);
     EarlyCounts& counts = sm.counts;
     U* s_codes = sm.codes;
     long long* s_offset = sm.offset;
     unsigned& s_tile = sm.tile;
-    uint32_t* masks = kOrMatch ? sm.match[threadIdx.x >> 5] : nullptr;
+    uint32_t* masks = sm.match[threadIdx.x >> 5];
 
     if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();
@@ -391,7 +379,7 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     const bool full = valid == uint32_t(kTile);
     // Step 1: the keys are loaded and counted, and only their digits stay, 4 to a register: the
     // ranking needs nothing else, and the keys are loaded again for staging (step 4).
-    // OR-mask warps also note their most common digit now, from their own counters (step 4 uses it).
+    // Each warp also notes its most common digit now, from its own counters (step 4 uses it).
     uint32_t pdig[kPacked] = {};
     uint32_t dominant = 0;
     {
@@ -400,10 +388,8 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
         count_warp_digits<U, kItems>(code, shift, counts, masks);
 #pragma unroll
         for (int j = 0; j < kItems; ++j) pack_digit(pdig, j, radix::digit_of(code[j], shift));
-        if constexpr (kOrMatch) {
-            __syncwarp();   // the warp's counts have landed
-            dominant = warp_dominant_digit(counts.warp_count[threadIdx.x >> 5]);
-        }
+        __syncwarp();   // the warp's counts have landed
+        dominant = warp_dominant_digit(counts.warp_count[threadIdx.x >> 5]);
     }
     __syncthreads();
 
@@ -433,24 +419,20 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     __syncthreads();
 
     // Step 4: ranks from the digits, then the keys, loaded again (from L2: this block read them a
-    // moment ago; ncu counts the second read in L2, not in DRAM), staged in digit order. An
-    // OR-mask warp ranks by the path its counts chose (warp_path); a one-digit warp's counter of
-    // that digit now holds the warp's first slot for it, and its ranks follow by arithmetic.
+    // moment ago; ncu counts the second read in L2, not in DRAM), staged in digit order. A warp
+    // ranks by the path its counts chose (warp_path); a one-digit warp's counter of that digit now
+    // holds the warp's first slot for it, and its ranks follow by arithmetic.
     uint32_t rank[kItems];
-    if constexpr (kOrMatch) {
-        const uint32_t dom = dominant & 0xffu;
-        const WarpPath path = warp_path(dominant, 32u * kItems, Shape<U, kPairs>::kBallotMin);
-        if (path == WarpPath::one_digit) {
-            const uint32_t start = counts.warp_count[threadIdx.x >> 5][dom];
+    const uint32_t dom = dominant & 0xffu;
+    const WarpPath path = warp_path(dominant, 32u * kItems, Shape<U, kPairs>::kBallotMin);
+    if (path == WarpPath::one_digit) {
+        const uint32_t first = counts.warp_count[threadIdx.x >> 5][dom];
 #pragma unroll
-            for (int j = 0; j < kItems; ++j) rank[j] = one_digit_rank(start, j, threadIdx.x & 31);
-        } else if (path == WarpPath::dominant_ballot) {
-            rank_in_tile_or<kItems, kPacked, true>(pdig, rank, counts, masks, dom);
-        } else {
-            rank_in_tile_or<kItems, kPacked, false>(pdig, rank, counts, masks, dom);
-        }
+        for (int j = 0; j < kItems; ++j) rank[j] = one_digit_rank(first, j, threadIdx.x & 31);
+    } else if (path == WarpPath::dominant_ballot) {
+        rank_in_tile_or<kItems, kPacked, true>(pdig, rank, counts, masks, dom);
     } else {
-        rank_in_tile<kItems>(pdig, rank, counts);
+        rank_in_tile_or<kItems, kPacked, false>(pdig, rank, counts, masks, dom);
     }
     {
         U code[kItems];

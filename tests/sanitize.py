@@ -33,7 +33,8 @@ EXTRA = {
     "lesson04_sort/08_radix_onesweep": [["--n", "20001"], ["--type", "pairs", "--n", "20001"],
                                         ["--type", "uint64", "--n", "20001"],
                                         ["--n", "20001", "--dist", "few"],   # one-digit and dominant warps
-                                        ["--type", "pairs", "--n", "20001", "--dist", "few"]],
+                                        ["--type", "pairs", "--n", "20001", "--dist", "few"],
+                                        ["--type", "uint64", "--n", "20001", "--dist", "few"]],
     "lesson04_sort/05_merge_path": [["--n", "50001"], ["--type", "pairs", "--n", "20001"],
                                     ["--type", "uint64", "--n", "20001"]],
     "lesson03_compact_spmv/spmv_05_merge_path": [["--gen", "giant_row", "--n", "20001"]],
