@@ -63,8 +63,8 @@
 // supplies its own look-back. The partial last tile's loads and scatter are radix.cuh's.
 // Measured (2^28 uint32 unless given, CUB in the same run, two rounds), H100 (H200): against
 // cub::DeviceRadixSort::SortKeys 1.02x (1.02x): 5.39 against 5.51 ms; Zipf keys 1.05x (1.07x);
-// 2^24 1.02x (1.02x); 2^20 1.35x (1.30x); float32 keys 1.36x (1.32x); uint64 at 2^24 1.03x
-// (1.06x, a probe build of the same code); against SortPairs 1.01x (1.07x), Zipf pairs 1.06x
+// 2^24 1.02x (1.02x); 2^20 1.35x (1.30x); float32 keys 1.36x (1.32x); uint64 at 2^24 1.03x (H200:
+// 1.06x, a probe build of the same code); against SortPairs 1.01x (1.07x), Zipf pairs 1.06x
 // (1.10x). Below 2^20 slower than with 6144-key tiles (TUNING.md, with the shapes, the ranking
 // variants and the probes of the paths).
 //
