@@ -302,8 +302,7 @@ __device__ __forceinline__ uint32_t warp_dominant_digit(const uint32_t* counts) 
 #if __CUDA_ARCH__ >= 800
     return __reduce_max_sync(scan::kFullMask, best);   // one instruction (REDUX) from sm_80 on
 #else
-    for (int offset = 16; offset > 0; offset /= 2) best = max(best, __shfl_xor_sync(scan::kFullMask, best, offset));
-    return best;
+    return scan::warp_reduce(best, scan::Max{});
 #endif
 }
 

@@ -21,10 +21,10 @@ SIZES = ["1000", "4097"]   # a partial tile (within every single-block limit), a
 # arguments). 05_radix_select samples and filters (S0, S1, F) only from 2^22 keys, and stops on
 # ties only when the candidates are one key: its race on a widened shared load showed only at
 # 2^22 all-equal. The histograms' large-bin paths need keys and more bins than bytes have; 08's
-# full tiles (8192 keys; 7680 pairs, 3840 uint64) start past the sizes, and it carries values only
-# for pairs. 05_merge_path merges only past one tile sort (8192 keys; 4096 for pairs and uint64).
-# spmv_05 loads a tile's last slots after its batch only in tiles inside a row longer than a tile
-# (the giant row).
+# full tiles (8192 keys, every type) start past the sizes, it carries values only for pairs, and
+# its one-digit and dominant-digit warps need repeated keys (`few`). 05_merge_path merges only
+# past one tile sort (8192 keys; 4096 for pairs and uint64). spmv_05 loads a tile's last slots
+# after its batch only in tiles inside a row longer than a tile (the giant row).
 EXTRA = {
     "lesson01_topk/05_radix_select": [["--n", "2^22", "--k", "2048"],
                                       ["--n", "2^22", "--k", "1024", "--dist", "equal"]],
