@@ -30,7 +30,13 @@ endif
 ALLFLAGS := $(NVCCFLAGS) $(ARCHFLAGS) -std=c++17 -lineinfo -Xcompiler -pthread -Wno-deprecated-gpu-targets
 
 ALL_LESSONS := lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram
-SOURCES  := $(sort $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.cu $(l)/wrong/*.cu $(l)/exercises/*.cu)))
+ALL_SOURCES := $(sort $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.cu $(l)/intro/*.cu $(l)/wrong/*.cu $(l)/exercises/*.cu)))
+# Optional dependencies (an issue gives each one's reason): programs named *multi_gpu*.cu need
+# NCCL, programs named 00_cub_*topk*.cu need CCCL 3.2+ headers (DeviceTopK). common/optional.mk
+# finds them (pip's nvidia-nccl-cu13 / nvidia-cuda-cccl, or NCCL_HOME / CCCL_INCLUDE) and says in
+# one line what it leaves out.
+include common/optional.mk
+SOURCES  := $(filter-out $(OPTIONAL_MISSING),$(ALL_SOURCES))
 PROGRAMS := $(patsubst %.cu,$(BUILD)/%,$(SOURCES))
 HOST_TEST_SOURCES := $(wildcard tests/*.cu)
 HOST_TESTS := $(patsubst tests/%.cu,$(BUILD)/tests/%,$(HOST_TEST_SOURCES))
@@ -53,6 +59,9 @@ LIBS_lesson03_compact_spmv := -lcusparse
 LIBS_tests := -lcusparse
 # Programs that launch kernels from kernels (dynamic parallelism) need relocatable device code.
 EXTRA_09_quicksort := -rdc=true -lcudadevrt
+# The optional programs' flags (common/optional.mk): NCCL's include and library, CCCL's headers.
+$(foreach s,$(NCCL_SOURCES),$(eval EXTRA_$(notdir $(basename $(s))) := $(NCCL_FLAGS)))
+$(foreach s,$(CCCL_SOURCES),$(eval EXTRA_$(notdir $(basename $(s))) := $(CCCL_FLAGS)))
 
 -include $(PROGRAMS:=.d) $(HOST_TESTS:=.d)
 
