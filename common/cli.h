@@ -48,11 +48,13 @@ inline bool parse_count(const std::string& text, uint64_t& out) {
     } else if (caret != std::string::npos) {   // 2^24 : a power
         if (!digits(text.substr(0, caret), base) || !digits(text.substr(caret + 1), exponent))
             return false;
-        uint64_t v = 1;
-        for (uint64_t i = 0; i < exponent; ++i) {
-            if (base != 0 && v > kMaxCount / base) return false;
-            v *= base;
-        }
+        uint64_t v = 1;                        // 0^e and 1^e end at once; any other base
+        if (base <= 1) v = (base == 0 && exponent > 0) ? 0 : 1;   // passes kMaxCount in < 41 steps
+        else
+            for (uint64_t i = 0; i < exponent; ++i) {
+                if (v > kMaxCount / base) return false;
+                v *= base;
+            }
         out = v;
     } else {                                   // 1000000 or 16M
         uint64_t scale = 1;
@@ -87,6 +89,7 @@ struct Options {
     uint64_t seed = 12345;
     int reps = 0;                      // 0: the driver picks by size
     bool test = false, sweep = false, quick = false;
+    bool plan = false;                 // print the launch plan for this GPU (or COURSE_GPU_PROFILE)
     std::string csv, input, output;
     std::map<std::string, std::string> extra;   // lesson options that were given
     bool has(const std::string& name) const { return extra.count(name) != 0; }
@@ -130,6 +133,8 @@ inline void print_help(const CliSpec& spec) {
     std::printf("  --test         run the lesson's whole battery; ends with 'N passed, N failed'\n");
     std::printf("  --quick        with --test: a smaller battery\n");
     std::printf("  --sweep        benchmark sizes 2^10..2^28 (skips what does not fit)\n");
+    std::printf("  --plan         print the launch plan this case gets on this GPU, and run nothing\n"
+                "                 (COURSE_GPU_PROFILE=t4|a100|l4|... plays another GPU, no GPU needed)\n");
     std::printf("  --csv FILE     append result rows to FILE\n");
     std::printf("  --input F.npy  run on your data; --output F.npy saves the result (and F_idx.npy beside it\n"
                 "                 where a result has indices: top-k, a sort of pairs gives the argsort)\n");
@@ -188,9 +193,10 @@ inline Options parse_options(int argc, char** argv, const CliSpec& spec) {
             uint64_t r = count("--reps");
             if (r < 1 || r > 100000) usage_error("--reps must be between 1 and 100000");
             o.reps = int(r);
-        } else if (arg == "--test") o.test = true;
-        else if (arg == "--quick") o.quick = true;
-        else if (arg == "--sweep") o.sweep = true;
+        } else if (arg == "--test" || arg == "--quick" || arg == "--sweep" || arg == "--plan") {
+            if (has_inline) usage_error(arg + " takes no value (give the flag, or leave it out)");
+            (arg == "--test" ? o.test : arg == "--quick" ? o.quick : arg == "--sweep" ? o.sweep : o.plan) = true;
+        }
         else if (arg == "--csv") o.csv = next();
         else if (arg == "--input") o.input = next();
         else if (arg == "--output") o.output = next();
@@ -206,6 +212,7 @@ inline Options parse_options(int argc, char** argv, const CliSpec& spec) {
         }
     }
     if (o.test && o.sweep) usage_error("--test and --sweep are separate modes: give one");
+    if (o.plan && (o.test || o.sweep)) usage_error("--plan describes one case: drop --test/--sweep");
     if (!o.input.empty() && (o.test || o.sweep)) usage_error("--input runs one case: drop --test/--sweep");
     if (!o.input.empty() && o.n_given) usage_error("--input sets n from the file: drop --n");
     if (!o.output.empty() && (o.test || o.sweep)) usage_error("--output saves one case: drop --test/--sweep");

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "error.cuh"
+#include "gpu_limits.h"
 
 namespace course {
 
@@ -21,26 +22,46 @@ struct SkipCase : std::runtime_error { using std::runtime_error::runtime_error; 
 // Thrown for bad input discovered after parsing (e.g. --k larger than the file's n): exit 2.
 struct UsageError : std::runtime_error { using std::runtime_error::runtime_error; };
 
-struct DeviceInfo {
-    std::string name;
-    int sm_count = 0, cc_major = 0, cc_minor = 0;
-    size_t l2_bytes = 0, total_bytes = 0;
-    size_t max_smem_optin = 0;
-};
+// The GPU a program runs on, as its launch plans see it (common/gpu_limits.h): the real device's
+// limits, or those capped by COURSE_GPU_PROFILE=<t4|a100|...> to make this GPU play another one.
+using DeviceInfo = GpuLimits;
+
+// --plan asks a program for its launch plan without running it; with COURSE_GPU_PROFILE set it
+// needs no GPU at all (tests/test_plans.py evaluates every plan for every profile that way).
+inline bool& plan_only() { static bool on = false; return on; }
+
+inline const GpuLimits* requested_profile() {
+    const char* key = std::getenv("COURSE_GPU_PROFILE");
+    if (!key || !*key) return nullptr;
+    const GpuLimits* p = find_gpu_profile(key);
+    if (!p) {
+        std::fprintf(stderr, "error: unknown COURSE_GPU_PROFILE '%s' (choose %s)\n", key, gpu_profile_names().c_str());
+        std::exit(kExitUsage);
+    }
+    return p;
+}
 
 // Exit 77 (the conventional "skipped") when there is no usable GPU, so test runners can tell a
 // machine without a GPU from a failing program.
 inline const DeviceInfo& device() {
     static DeviceInfo info = [] {
+        const GpuLimits* profile = requested_profile();
         int count = 0;
         cudaError_t err = cudaGetDeviceCount(&count);
         if (err != cudaSuccess || count == 0) {
+            if (plan_only() && profile) {      // a plan for a GPU we do not have: its limits alone
+                GpuLimits d = *profile;
+                d.profile = std::getenv("COURSE_GPU_PROFILE");
+                return d;
+            }
             std::fprintf(stderr, "no CUDA device available (%s): this program needs an NVIDIA GPU; skipped\n",
                          err != cudaSuccess ? cudaGetErrorName(err) : "device count is 0");
             std::exit(kExitNoDevice);
         }
         cudaDeviceProp p;
         CUDA_CHECK(cudaGetDeviceProperties(&p, 0));
+        int cluster_launch = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch, 0));
         DeviceInfo d;
         d.name = p.name;
         d.sm_count = p.multiProcessorCount;
@@ -49,9 +70,44 @@ inline const DeviceInfo& device() {
         d.l2_bytes = size_t(p.l2CacheSize);
         d.total_bytes = p.totalGlobalMem;
         d.max_smem_optin = p.sharedMemPerBlockOptin;
-        return d;
+        d.smem_per_sm = p.sharedMemPerMultiprocessor;
+        d.threads_per_sm = p.maxThreadsPerMultiProcessor;
+        d.blocks_per_sm = p.maxBlocksPerMultiProcessor;
+        d.regs_per_sm = p.regsPerMultiprocessor;
+        d.clusters = cluster_launch != 0;
+        return profile ? cap_to_profile(d, *profile, std::getenv("COURSE_GPU_PROFILE")) : d;
     }();
     return info;
+}
+
+// The architecture a kernel's code was compiled for, as __CUDA_ARCH__ saw it (750 for compute_75
+// PTX JIT-compiled on an H100): a path that exists only in newer code (clusters, __reduce_*_sync)
+// is chosen from this, never from the GPU's compute capability alone. Under --plan without a GPU,
+// COURSE_PLAN_ARCH (e.g. 750) or else the profile's own architecture.
+inline int compiled_arch(const void* kernel) {
+    static std::map<const void*, int> known;
+    auto it = known.find(kernel);
+    if (it != known.end()) return it->second;
+    int arch = 0;
+    int count = 0;
+    if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) {
+        const char* a = std::getenv("COURSE_PLAN_ARCH");
+        arch = a && *a ? std::atoi(a) : device().cc() * 10;
+    } else {
+        cudaFuncAttributes attr;
+        CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+        arch = attr.ptxVersion * 10;
+    }
+    known[kernel] = arch;
+    return arch;
+}
+template <class Kernel> int compiled_arch_of(Kernel* kernel) { return compiled_arch(reinterpret_cast<const void*>(kernel)); }
+
+// A plan that asks for more than this GPU (or the profile it plays) grants: one line, exit 2.
+inline void require_smem(size_t bytes, const char* what) {
+    if (bytes > device().max_smem_optin)
+        throw UsageError(std::string(what) + " needs " + std::to_string(bytes) + " bytes of shared memory a block; " +
+                         device().name + " allows " + std::to_string(device().max_smem_optin));
 }
 
 inline std::string gib(double bytes) {
@@ -62,11 +118,24 @@ inline std::string gib(double bytes) {
 
 // Call before allocating a case's device memory: a clear refusal instead of an out-of-memory
 // error halfway through.
+// The L2 flush writes 2x the real GPU's L2 (a profile's smaller L2 would leave lines behind).
+inline size_t flush_buffer_bytes() {
+    static size_t bytes = [] {
+        int l2 = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+        return std::max<size_t>(2 * size_t(l2), 1 << 20);
+    }();
+    return bytes;
+}
+inline bool& flush_buffer_ready() { static bool ready = false; return ready; }
+
 inline void require_device_memory(double bytes) {
     device();
     size_t free_b = 0, total_b = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-    double margin = 64.0 * (1 << 20);   // the L2 flush buffer, scratch and the runtime's own
+    // Scratch and the runtime's own take up to 64 MB; the L2 flush buffer (allocated at the first
+    // timed run, 2x the L2: 100-120 MB on Hopper) is counted too until it exists.
+    double margin = 64.0 * (1 << 20) + (flush_buffer_ready() ? 0.0 : double(flush_buffer_bytes()));
     if (bytes + margin > double(free_b))
         throw SkipCase("needs " + gib(bytes) + " of GPU memory, " + gib(double(free_b)) + " free");
 }
@@ -170,7 +239,8 @@ struct Timing { double ms_median = 0, ms_min = 0; int reps = 0; };
 // Evicts the L2 between repetitions so that a small problem is not timed out of the cache it
 // warmed itself (H100: 50 MB of L2). Writing 2x the L2 size replaces every line.
 inline void flush_l2() {
-    static DeviceArray<unsigned char> junk(std::max<size_t>(2 * device().l2_bytes, 1 << 20));
+    static DeviceArray<unsigned char> junk(flush_buffer_bytes());
+    flush_buffer_ready() = true;
     CUDA_CHECK(cudaMemsetAsync(junk.data(), 0x5C, junk.size()));
 }
 

@@ -54,6 +54,30 @@ struct LessonDef {
     std::string param_name() const { return cli.param_name; }
 };
 
+// A version whose launch plan depends on the GPU registers the function that computes it, once,
+// at file scope:   static course::PlanHook plan_hook(my_plan);
+// The launcher calls the same function, so what --plan prints is what runs.
+using PlanFn = std::function<std::vector<KernelPlan>(const Options&, const Case&)>;
+inline PlanFn& registered_plan() { static PlanFn fn; return fn; }
+struct PlanHook { explicit PlanHook(PlanFn fn) { registered_plan() = std::move(fn); } };
+
+// --plan: one line a kernel launch, nothing run. tests/test_plans.py reads these lines.
+inline int print_plan(const LessonDef& def, const Options& o, const Case& c) {
+    plan_only() = true;
+    const DeviceInfo& d = device();
+    std::printf("%s/%s plan on %s (sm_%d%d, %d SMs, %zu B shared a block, %zu B an SM, %s)\n",
+                def.lesson.c_str(), def.version.c_str(), d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count,
+                d.max_smem_optin, d.smem_per_sm, d.clusters ? "clusters" : "no clusters");
+    if (!registered_plan()) {
+        std::printf("plan: fixed (no choice depends on the GPU)\n");
+        return kExitPass;
+    }
+    for (const KernelPlan& k : registered_plan()(o, c))
+        std::printf("plan kernel=%s threads=%d dyn_smem=%zu blocks_per_sm=%d cluster=%d  # %s\n", k.kernel.c_str(),
+                    k.threads, k.dyn_smem, k.blocks_per_sm, k.cluster, k.note.c_str());
+    return kExitPass;
+}
+
 // The battery's sizes: the awkward ones around warps, blocks and the version's tile, a prime, and
 // powers of two up to 2^28 (2^24 and up only where `large` is set, --quick stops at 2^20).
 inline std::vector<uint64_t> battery_sizes(uint64_t tile, bool quick, bool large = true) {
@@ -177,6 +201,7 @@ inline int drive(int argc, char** argv, const LessonDef& def) {
     Options o = parse_options(argc, argv, def.cli);
     try {
         if (def.validate) def.validate(o);
+        if (o.plan) return print_plan(def, o, {o.n, o.dist, o.param, o.dtype});
         std::vector<Case> cases;
         if (o.test) cases = def.battery(o);
         else if (o.sweep) cases = def.sweep(o);
