@@ -160,24 +160,37 @@ def table(rows, lesson, gpu, filters):
     head += [f"% of copy @ {pow2(big)}", "vs library", "vs naive"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|")
+    smaller = False
     for v in sorted(by_version):
         cells = [f"`{v}`", idea_of(v, lesson)]
+        # A version measured only below the table's sizes (a single-block scan: n <= 2048) shows
+        # its largest size in the first columns, each number marked '@ n', instead of a row of —.
+        at = big
+        if not any(n in by_version[v] for n in sizes) and max(by_version[v]) < sizes[0]:
+            at = max(by_version[v])
+            smaller = True
+        mark = f" @ {pow2(at)}" if at != big else ""
         for n in sizes:
-            r = by_version[v].get(n)
-            cells += [fmt_ms(r["ms_median"]), f"{r['gbps']:.0f}"] if r else ["—", "—"]
-        r = by_version[v].get(big)
-        lib = by_version.get(library, {}).get(big) if library else None
-        nav = by_version.get(naive, {}).get(big) if naive else None
-        cells.append(f"{100 * r['gbps'] / r['copy_gbps']:.0f}%" if r and r["copy_gbps"] > 0 else "—")
-        cells.append(f"{lib['ms_median'] / r['ms_median']:.2f}x" if r and lib else "—")
-        cells.append(f"{nav['ms_median'] / r['ms_median']:.1f}x" if r and nav else "—")
+            r = by_version[v].get(at if mark and n == sizes[0] else n)
+            gb = f"{r['gbps']:.0f}" if r and (not mark or r["gbps"] >= 10) else f"{r['gbps']:.2g}" if r else ""
+            cells += [fmt_ms(r["ms_median"]) + mark, gb + mark] if r else ["—", "—"]
+        r = by_version[v].get(at)
+        lib = by_version.get(library, {}).get(at) if library else None
+        nav = by_version.get(naive, {}).get(at) if naive else None
+        cells.append(f"{100 * r['gbps'] / r['copy_gbps']:.0f}%{mark}" if r and r["copy_gbps"] > 0 else "—")
+        ratio = lib["ms_median"] / r["ms_median"] if r and lib else None
+        cells.append("—" if ratio is None else f"{ratio:.2f}x{mark}" if not mark or ratio >= 0.1 else f"{ratio:.2g}x{mark}")
+        cells.append(f"{nav['ms_median'] / r['ms_median']:.1f}x{mark}" if r and nav else "—")
         if r and r["check"] != "PASS":
             cells[0] += " (FAILED)"
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("`vs library` and `vs naive`: that version's speed-up over the library bar and over the naive "
                  "version at the largest size (their time / this time; above 1 is faster). "
-                 "`% of copy`: GB/s over a device-to-device copy of the same bytes in the same run.")
+                 "`% of copy`: GB/s over a device-to-device copy of the same bytes in the same run."
+                 + (" `@ n`: a version that does not run at the table's sizes (one block, or "
+                    "quadratic work), shown at the largest size it was measured at, against the library and the naive "
+                    "version at that size." if smaller else ""))
     return lines
 
 

@@ -44,6 +44,7 @@ def main():
                 f.write(row("00_cub", n, n * 8 / 2.4e12 * 1e3 + 0.005))
                 f.write(row("01_naive", n, n * 8 / 0.2e12 * 1e3 + 0.01))
                 f.write(row("02_better", n, n * 8 / 1.2e12 * 1e3 + 0.006))
+            f.write(row("03_one_block", 1 << 10, 0.004))                # runs only in one block (n <= 1024)
             f.write(row("01_naive", 1 << 28, 999.0, dist="equal"))      # another input: not in the table
             f.write(row("00_cub", 1 << 24, 5.0))                         # a re-measurement: the last row wins
             for v, ms in (("00_cub_segmented_rows", 0.9), ("06_rowwise", 0.07)):   # a lesson shown as shapes
@@ -67,6 +68,13 @@ def main():
                "README table rewritten between the markers only", text)
         expect("| `00_cub` |" in text and "5.000 |" in text, "the last row of a repeated case wins", text)
         expect("999" not in text, "rows of other inputs stay out of the table")
+        one = next((l for l in text.splitlines() if l.startswith("| `03_one_block`")), "")
+        cells = [c.strip() for c in one.strip("|").split("|")]
+        expect(len(cells) == 9 and cells[2] == "0.0040 @ 2^10" and cells[3].endswith("@ 2^10") and cells[4] == "—"
+               and all(c.endswith("@ 2^10") for c in cells[6:]) and "`@ n`" in text,
+               "a version measured only below the table's sizes shows its largest size, marked '@ 2^10'", one)
+        expect("@ 2^" not in next(l for l in text.splitlines() if l.startswith("| `02_better`")),
+               "a version measured at the table's sizes is not marked")
         rc, out = plot(csv_path, "--readmes", readme, "--check")
         expect(rc == 0, "--check passes once the tables are regenerated", out)
         with open(readme, "w") as f:
