@@ -103,6 +103,22 @@ inline int compiled_arch(const void* kernel) {
 }
 template <class Kernel> int compiled_arch_of(Kernel* kernel) { return compiled_arch(reinterpret_cast<const void*>(kernel)); }
 
+// Blocks of `threads` threads and `smem` bytes of dynamic shared memory that one SM holds at once:
+// the runtime's occupancy answer on the real GPU, capped by the limits this program may use (a
+// COURSE_GPU_PROFILE's smaller shared memory or thread count), and without a GPU (--plan) those
+// limits alone (registers are then checked by tests/test_plans.py from ptxas's counts).
+template <class Kernel>
+int resident_blocks(Kernel* kernel, int threads, size_t smem) {
+    const DeviceInfo& d = device();
+    int by_limits = std::min(d.threads_per_sm / std::max(threads, 1), d.blocks_per_sm);
+    if (smem) by_limits = std::min<int>(by_limits, int(d.smem_per_sm / (smem + 1024)));   // 1 KB a block: the runtime's
+    int count = 0;
+    if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) return by_limits;
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    return std::min(per_sm, by_limits);
+}
+
 // A plan that asks for more than this GPU (or the profile it plays) grants: one line, exit 2.
 inline void require_smem(size_t bytes, const char* what) {
     if (bytes > device().max_smem_optin)

@@ -106,13 +106,15 @@ constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one threa
 // kBallotMin: the fewest of a warp's 1024 keys on its most common digit for which those lanes take
 // the ballot (warp_path). Keys: 256, a quarter (Zipf 2^28 4.80 ms, 128: 4.82, always: 4.94 and
 // uniform 3.5 % slower). Pairs: always (uniform 9.02-9.05 ms against 9.17 with 128 or 256).
-template <class U, bool kPairs>
+// kHalf: 4096-key tiles (16 a thread) for 64-bit keys on GPUs whose shared memory cannot hold two
+// blocks of 8192 (84 KB each: a T4 allows 64 KB a block, an A100 164 KB an SM); see pass_plan.
+template <class U, bool kPairs, bool kHalf = false>
 struct Shape {
-    static constexpr int kItems = 32;
+    static constexpr int kItems = kHalf ? 16 : 32;
     static constexpr int kBlocksPerSm = sizeof(U) == 8 ? 2 : kPairs ? 2 : 3;
     static constexpr int kTile = kBlock * kItems;
     static constexpr int kPacked = (kItems + 3) / 4;   // registers of packed digits
-    static constexpr uint32_t kBallotMin = kPairs ? 0 : 256;
+    static constexpr uint32_t kBallotMin = kPairs ? 0 : 8u * kItems;   // a quarter of a warp's keys
 };
 // A thread's digits packed 4 to a register: item j's digit is byte j % 4 of register j / 4.
 template <int kPacked>
@@ -346,23 +348,23 @@ __device__ __forceinline__ void load_tile_values(const uint32_t* src, size_t n, 
 
 // The pass's shared memory, dynamic (an 8192-key tile passes the 48 KB of static shared memory).
 // The OR-mask ranking adds one row of 256 match words per warp.
-template <class U, bool kPairs>
+template <class U, bool kPairs, bool kHalf>
 struct PassSmem {
     EarlyCounts counts;
     long long offset[radix::kDigits];
     unsigned tile;
     uint32_t match[EarlyCounts::kWarps][radix::kDigits];
-    U codes[Shape<U, kPairs>::kTile];   // for pairs, reused for the values once the keys are out
+    U codes[Shape<U, kPairs, kHalf>::kTile];   // for pairs, reused for the values once the keys are out
 };
 
-template <class K, class U, bool kFirst, bool kLast, bool kPairs, class Lookback>
-__global__ void __launch_bounds__(kBlock, Shape<U, kPairs>::kBlocksPerSm)
+template <class K, class U, bool kFirst, bool kLast, bool kPairs, bool kHalf, class Lookback>
+__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(Shape<U, kPairs, kHalf>::kBlocksPerSm, kBlock))
 onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
               const uint32_t* digit_starts, uint32_t* status, unsigned* tile_counter) {
-    constexpr int kItems = Shape<U, kPairs>::kItems, kTile = Shape<U, kPairs>::kTile;
-    constexpr int kPacked = Shape<U, kPairs>::kPacked;
+    constexpr int kItems = Shape<U, kPairs, kHalf>::kItems, kTile = Shape<U, kPairs, kHalf>::kTile;
+    constexpr int kPacked = Shape<U, kPairs, kHalf>::kPacked;
     extern __shared__ __align__(16) unsigned char dyn_smem[];
-    auto& sm = *reinterpret_cast<PassSmem<U, kPairs>*>(dyn_smem);
+    auto& sm = *reinterpret_cast<PassSmem<U, kPairs, kHalf>*>(dyn_smem);
     EarlyCounts& counts = sm.counts;
     U* s_codes = sm.codes;
     long long* s_offset = sm.offset;
@@ -423,7 +425,7 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     // holds the warp's first slot for it, and its ranks follow by arithmetic.
     uint32_t rank[kItems];
     const uint32_t dom = dominant & 0xffu;
-    const WarpPath path = warp_path(dominant, 32u * kItems, Shape<U, kPairs>::kBallotMin);
+    const WarpPath path = warp_path(dominant, 32u * kItems, Shape<U, kPairs, kHalf>::kBallotMin);
     if (path == WarpPath::one_digit) {
         const uint32_t first = counts.warp_count[threadIdx.x >> 5][dom];
 #pragma unroll
@@ -490,21 +492,52 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
 }
 
 // One pass's launch, with its dynamic shared memory allowed first (it passes 48 KB).
-template <class K, class U, bool kFirst, bool kLast, bool kPairs, class Lookback>
+template <class K, class U, bool kFirst, bool kLast, bool kPairs, bool kHalf, class Lookback>
 void launch_pass(unsigned grid, size_t smem, const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst,
                  size_t n, int shift, const uint32_t* starts, uint32_t* status, unsigned* counter) {
-    course::allow_dynamic_smem(onesweep_pass<K, U, kFirst, kLast, kPairs, Lookback>, smem);
-    onesweep_pass<K, U, kFirst, kLast, kPairs, Lookback><<<grid, kBlock, smem>>>(src, dst, vsrc, vdst, n, shift,
-                                                                                 starts, status, counter);
+    course::allow_dynamic_smem(onesweep_pass<K, U, kFirst, kLast, kPairs, kHalf, Lookback>, smem);
+    onesweep_pass<K, U, kFirst, kLast, kPairs, kHalf, Lookback><<<grid, kBlock, smem>>>(src, dst, vsrc, vdst, n, shift,
+                                                                                        starts, status, counter);
 }
 
-template <class K, bool kPairs, class Lookback = DigitLookback>
-void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
+// The launch plan, from the GPU's limits: 8192-key tiles where a block's shared memory fits and
+// the blocks per SM the register cap assumes fit beside each other (1 KB an SM-resident block is
+// the runtime's own); else, for 64-bit keys, 4096-key tiles. A GPU that cannot hold even that is
+// refused in one line (exit 2).
+struct PassPlan { bool half; size_t smem; int blocks_per_sm; };
+template <class U, bool kPairs>
+PassPlan pass_plan() {
+    const course::DeviceInfo& d = course::device();
+    constexpr size_t kFull = sizeof(PassSmem<U, kPairs, false>), kHalfSmem = sizeof(PassSmem<U, kPairs, true>);
+    constexpr int kWant = Shape<U, kPairs>::kBlocksPerSm;
+    const bool full_fits = kFull <= d.max_smem_optin && size_t(kWant) * (kFull + 1024) <= d.smem_per_sm;
+    const bool half = sizeof(U) == 8 && !full_fits;
+    const size_t smem = half ? kHalfSmem : kFull;
+    course::require_smem(smem, "08_radix_onesweep's tile");
+    const int fit = int(std::min<size_t>(d.smem_per_sm / (smem + 1024), size_t(d.threads_per_sm / kBlock)));
+    return {half, smem, std::min(kWant, fit)};
+}
+std::vector<course::KernelPlan> plan_for(const course::Options&, const course::Case& c) {
+    auto line = [](PassPlan p, const char* what) {
+        return course::KernelPlan{"onesweep_pass", kBlock, p.smem, p.blocks_per_sm, 1,
+                                  std::string(what) + (p.half ? ", 4096-key tiles" : ", 8192-key tiles")};
+    };
+    const course::DeviceInfo& d = course::device();
+    std::vector<course::KernelPlan> plan = {
+        {"all_pass_histograms", kHistBlock, 0, 0, 1, "grid " + std::to_string(d.sm_count * 8) + " blocks at most"}};
+    if (c.dtype == "uint64") plan.push_back(line(pass_plan<uint64_t, false>(), "64-bit keys"));
+    else if (c.dtype == "pairs") plan.push_back(line(pass_plan<uint32_t, true>(), "pairs"));
+    else plan.push_back(line(pass_plan<uint32_t, false>(), "32-bit keys"));
+    return plan;
+}
+static course::PlanHook plan_hook(plan_for);
+
+template <class K, bool kPairs, bool kHalf, class Lookback>
+void sort_tiles(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
     using U = typename sorting::Ordered<K>::U;
-    if (n == 0) return;
     constexpr int kPasses = int(8 * sizeof(U)) / radix::kDigitBits;
     static_assert(kPasses % 2 == 0, "the last pass must land in the output");
-    constexpr int kTile = Shape<U, kPairs>::kTile;
+    constexpr int kTile = Shape<U, kPairs, kHalf>::kTile;
     const size_t tiles = (n + kTile - 1) / kTile;
     const unsigned grid = course::blocks_for(n, kTile);
 
@@ -537,12 +570,23 @@ void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
         const uint32_t* vsrc = p == 0 ? vin : p % 2 == 1 ? vtmp : vout;
         const uint32_t* starts = hist + size_t(p) * radix::kDigits;
         uint32_t* st = status + size_t(p) * status_words;
-        constexpr size_t kSmem = sizeof(PassSmem<U, kPairs>);
-        if (p == 0) launch_pass<K, U, true, false, kPairs, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
-        else if (p == kPasses - 1) launch_pass<K, U, false, true, kPairs, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
-        else launch_pass<K, U, false, false, kPairs, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
+        constexpr size_t kSmem = sizeof(PassSmem<U, kPairs, kHalf>);
+        if (p == 0) launch_pass<K, U, true, false, kPairs, kHalf, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
+        else if (p == kPasses - 1) launch_pass<K, U, false, true, kPairs, kHalf, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
+        else launch_pass<K, U, false, false, kPairs, kHalf, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
         CUDA_CHECK_LAST();
     }
+}
+
+// The sort: the tile that pass_plan picks for this GPU (only 64-bit keys have a second one).
+template <class K, bool kPairs, class Lookback = DigitLookback>
+void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
+    using U = typename sorting::Ordered<K>::U;
+    if (n == 0) return;
+    static const PassPlan plan = pass_plan<U, kPairs>();
+    if constexpr (sizeof(U) == 8)
+        if (plan.half) return sort_tiles<K, kPairs, true, Lookback>(in, out, vin, vout, n);
+    sort_tiles<K, kPairs, false, Lookback>(in, out, vin, vout, n);
 }
 
 // The sort as a policy class for radix::sorter_for (08 and the exercise's Sorter).

@@ -109,6 +109,16 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
                           size_t(kBlock16) * kVecs16 * 4, d_in, n, b, d_hist);
 }
 
+// The plan --plan prints: 04's counting up to 12288 bins, else one 16-bit copy of the bins a block.
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
+    if (c.dtype == "uint8" || c.param <= kMax32BitBins) return std::vector<course::KernelPlan>{hist::count_plan(c)};
+    const size_t smem = sizeof(uint32_t) * ((size_t(c.param) + 1) / 2);
+    course::require_smem(smem, "05_large_bins' 16-bit bins");
+    return std::vector<course::KernelPlan>{{"count16_kernel", kBlock16, smem,
+                                            course::resident_blocks(count16_kernel<hist::EvenBins>, kBlock16, smem), 1,
+                                            "16-bit counters, flushed before they wrap"}};
+});
+
 uint32_t max_bins_here() {
     return uint32_t(std::min<size_t>(hist::kMaxBins, std::max<size_t>(hist::smem_optin() / 2, kMax32BitBins)));
 }

@@ -100,12 +100,35 @@ cluster_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t log_c, uint
 #endif
 }
 
-bool has_clusters() { return course::device().cc_major >= 9; }
+// The cluster path needs a GPU that launches clusters (not a T4, A100 or Ada card, nor a profile of
+// one) and code compiled for sm_90 or newer: compute_75 PTX JIT-compiled on an H100 has only the
+// __trap() above, so the GPU's compute capability alone would pick a path the code does not have.
+bool has_clusters() {
+    return course::device().clusters && course::compiled_arch_of(cluster_kernel<hist::EvenBins>) >= 900;
+}
 
 // Bytes, up to 12288 bins, and GPUs without clusters: 04's counting (per-lane copies, no run merging).
 void hist_bytes(const uint8_t* d_in, size_t n, uint32_t* d_hist) {
     hist::launch_count<false>(d_in, n, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget), d_hist);
 }
+
+// The cluster size: the smallest power of two (2..8) whose slices of the bins fit 64 KB each.
+uint32_t cluster_log2(uint32_t bins) {
+    uint32_t log_c = 1;
+    while ((1u << log_c) < kMaxCluster && ((bins + (1u << log_c) - 1) >> log_c) * 4 > kSliceBytes) ++log_c;
+    return log_c;
+}
+
+// The plan --plan prints: the cluster launch where this GPU and this build have clusters, else 04's.
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
+    if (c.dtype == "uint8" || c.param <= kMax32BitBins || !has_clusters())
+        return std::vector<course::KernelPlan>{hist::count_plan(c)};
+    const uint32_t log_c = cluster_log2(uint32_t(c.param)), slice = (uint32_t(c.param) + (1u << log_c) - 1) >> log_c;
+    const size_t smem = sizeof(uint32_t) * slice;
+    return std::vector<course::KernelPlan>{{"cluster_kernel", kBlockC, smem,
+                                            course::resident_blocks(cluster_kernel<hist::EvenBins>, kBlockC, smem),
+                                            int(1u << log_c), "bins spread over the cluster's shared memory"}};
+});
 
 void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
     if (b.bins <= kMax32BitBins || !has_clusters()) {
@@ -114,8 +137,7 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
     }
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * b.bins));
     if (n == 0) return;
-    uint32_t log_c = 1;
-    while ((1u << log_c) < kMaxCluster && ((b.bins + (1u << log_c) - 1) >> log_c) * 4 > kSliceBytes) ++log_c;
+    const uint32_t log_c = cluster_log2(b.bins);
     const uint32_t cluster = 1u << log_c;
     const uint32_t slice = (b.bins + cluster - 1) / cluster;
     auto kernel = cluster_kernel<hist::EvenBins>;

@@ -121,8 +121,9 @@ struct LaneByteCopies {
 
 // 4 blocks of 512 threads per SM need at most 32 registers a thread: the bound holds the kernel
 // there (no spills). Without it nvcc took 64, so 2 blocks an SM: about 0.3 % slower on the H100.
+// SMs of 1024 or 1536 threads (sm_75, sm_86, sm_89) hold fewer: min_blocks_that_fit asks for those.
 constexpr uint32_t kByteCopyWords = 256u << 5;   // 256 bins x 32 lane copies
-__global__ void __launch_bounds__(kCountBlock, 4)
+__global__ void __launch_bounds__(kCountBlock, course::min_blocks_that_fit(4, kCountBlock))
 count_bytes_kernel(const uint8_t* in, size_t n, uint32_t* hist) {
     extern __shared__ uint32_t s_copies[];              // kByteCopyWords
     block_zero(s_copies, kByteCopyWords);                // barrier inside: zeros before counts
@@ -158,6 +159,21 @@ inline uint32_t copies_log2(uint32_t bins, size_t budget) {
     uint32_t log_r = 5;
     while (log_r > 0 && (size_t(bins) << log_r) * 4 > budget) --log_r;
     return log_r;
+}
+
+// launch_count's kernel for a case (04, and 05 and 06 up to 12288 bins), as --plan prints it.
+inline course::KernelPlan count_plan(const course::Case& c) {
+    const bool bytes = c.dtype == "uint8";
+    const uint32_t bins = bytes ? 256u : uint32_t(c.param), log_r = copies_log2(bins, kCopiesBudget);
+    if (bytes) {
+        const size_t smem = sizeof(uint32_t) * kByteCopyWords;
+        return {"count_bytes_kernel", int(kCountBlock), smem, course::resident_blocks(count_bytes_kernel, kCountBlock, smem), 1,
+                "one copy of the 256 bins per lane"};
+    }
+    const size_t smem = sizeof(uint32_t) * (size_t(bins) << log_r);
+    return {"count_kernel", int(kCountBlock), smem,
+            course::resident_blocks(count_kernel<uint32_t, EvenBins, false>, kCountBlock, smem), 1,
+            std::to_string(1u << log_r) + " copies of the bins a block"};
 }
 
 // Bins a single copy can hold on this GPU (the opt-in maximum of dynamic shared memory).

@@ -78,8 +78,7 @@ unsigned grid_for_gpu(Kernel kernel, int block, size_t smem, size_t work_items, 
     auto key = std::make_tuple(reinterpret_cast<const void*>(kernel), block, smem);
     auto it = cache.find(key);
     if (it == cache.end()) {
-        int per_sm = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem));
+        const int per_sm = course::resident_blocks(kernel, block, smem);   // a GPU profile caps it
         if (per_sm < 1) throw course::SkipCase("kernel does not fit on an SM with " + std::to_string(smem) + " bytes of shared memory");
         it = cache.emplace(key, per_sm).first;
     }
