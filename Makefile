@@ -18,10 +18,14 @@ endif
 # Each program's compiler messages stay together when several compile at once.
 MAKEFLAGS += --output-sync=target
 
+# ARCH: native, or a list of 75 80 86 89 90 100 120 (machine code for those GPUs), or compute_75
+# etc. (PTX only: the driver JIT-compiles it, so an H100 runs exactly the code a T4 would run;
+# pair it with COURSE_GPU_PROFILE=t4 for the T4's limits: README, "The GPUs it runs on").
 ifeq ($(ARCH),native)
   ARCHFLAGS := -arch=native
 else
-  ARCHFLAGS := $(foreach a,$(ARCH),-gencode arch=compute_$(a),code=sm_$(a))
+  comma := ,
+  ARCHFLAGS := $(foreach a,$(ARCH),$(if $(findstring compute_,$(a)),-gencode arch=$(a)$(comma)code=$(a),-gencode arch=compute_$(a)$(comma)code=sm_$(a)))
 endif
 ifeq ($(DEBUG),1)
   NVCCFLAGS := -O0 -g -G
@@ -45,14 +49,30 @@ HOST_TESTS := $(patsubst tests/%.cu,$(BUILD)/tests/%,$(HOST_TEST_SOURCES))
         lesson01 lesson02 lesson03 lesson04 lesson05 host-tests
 all: $(PROGRAMS) $(HOST_TESTS)
 
-# One rule for every program: the lesson folder's headers are dependencies through -MMD.
-$(BUILD)/%: %.cu
-	@mkdir -p $(dir $@)
-	$(NVCC) $(ALLFLAGS) -MMD -MP -o $@ $< $(LIBS_$(firstword $(subst /, ,$*))) $(EXTRA_$(notdir $*))
+# Changing ARCH, DEBUG, NVCCFLAGS or the compiler rebuilds everything: the flags are kept in a
+# stamp file that every program depends on, rewritten only when they change.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW := $(NVCC) $(ALLFLAGS) $(NCCL_FLAGS) $(CCCL_FLAGS)
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$(FLAGS_NOW)" ] || echo "$(FLAGS_NOW)" > $(FLAGS_STAMP); })
 
-$(BUILD)/tests/%: tests/%.cu
+# ptxas says "... will be ignored" when a __launch_bounds__ minimum or a resource request cannot be
+# met on the architecture being built (e.g. 4 x 512 threads on a 1024-thread sm_75 SM): that plan
+# is wrong for that GPU, so the build fails instead of warning.
+COMPILE = $(NVCC) $(ALLFLAGS) -MMD -MP -o $@ $< $(1) 2> $@.log; rc=$$?; cat $@.log >&2; \
+	if [ $$rc -eq 0 ] && grep -qi "ptxas.*warning.*ignored" $@.log; then \
+	  echo "error: $<: ptxas ignored a launch bound or resource request (above): fix the plan for that architecture" >&2; \
+	  rm -f $@; exit 1; fi; rm -f $@.log; exit $$rc
+
+# One rule for every program: the lesson folder's headers are dependencies through -MMD.
+$(BUILD)/%: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(ALLFLAGS) -MMD -MP -o $@ $< $(LIBS_tests)
+	@echo "$(NVCC) $(ALLFLAGS) -o $@ $< $(LIBS_$(firstword $(subst /, ,$*))) $(EXTRA_$(notdir $*))"
+	@$(call COMPILE,$(LIBS_$(firstword $(subst /, ,$*))) $(EXTRA_$(notdir $*)))
+
+$(BUILD)/tests/%: tests/%.cu $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "$(NVCC) $(ALLFLAGS) -o $@ $< $(LIBS_tests)"
+	@$(call COMPILE,$(LIBS_tests))
 
 # Libraries a lesson links (cuSPARSE is the SpMV baseline).
 LIBS_lesson03_compact_spmv := -lcusparse
@@ -107,9 +127,12 @@ plot:
 sanitize: all
 	$(PYTHON) tests/sanitize.py --build $(BUILD) --lessons "$(LESSONS)"
 
-# Grade the exercises: each passes its battery once completed.
-grade: all
-	$(PYTHON) tests/run_tests.py --build $(BUILD) --grade
+# Grade the exercises: each passes its battery once completed. EX=name grades one (and builds only it):
+#   make grade EX=lookback_loop
+EX_PROGRAM = $(filter %/exercises/$(EX),$(PROGRAMS))
+grade: $(if $(EX),$(EX_PROGRAM),all)
+	@$(if $(EX),$(if $(EX_PROGRAM),,echo "error: no exercise named '$(EX)' (ls lesson*/exercises/)"; exit 2))
+	$(PYTHON) tests/run_tests.py --build $(BUILD) --grade $(if $(EX),--only 'exercises/$(EX)\.cu$$')
 
 clean:
 	rm -rf $(BUILD)
@@ -122,6 +145,11 @@ help:
 	@echo "make bench         GPU: every version's --sweep into results/<gpu>.csv (LESSONS=... to narrow)"
 	@echo "make plot          results/*.csv -> plots/*.png and the tables in each lesson README"
 	@echo "make sanitize      GPU: compute-sanitizer memcheck, racecheck, synccheck, initcheck"
-	@echo "make grade         run the exercises' batteries (they fail until completed)"
+	@echo "make grade         run the exercises' batteries (they fail until completed); EX=name grades one"
+	@echo "one program        make build/lesson02_scan/06_decoupled_lookback"
+	@echo "                   build/lesson02_scan/06_decoupled_lookback --n 2^24     (--help, --test, --plan)"
+	@echo "another GPU        make BUILD=build_t4 ARCH=compute_75, then COURSE_GPU_PROFILE=t4 build_t4/...: the code and"
+	@echo "                   limits of a T4 on this GPU (profiles: t4 a100 rtx3090 l4 rtx4090 h100 h200 b200 rtx5090)"
 	@echo "make clean         remove $(BUILD)/"
-	@echo "variables: ARCH NVCCFLAGS DEBUG=1 (-G) QUICK=1 LESSONS=\"lesson02_scan ...\" BENCH_PROGRAMS=\"build/... ...\""
+	@echo "variables: ARCH (native | 75 90 ... | compute_75) NVCCFLAGS DEBUG=1 (-G) QUICK=1 BUILD=dir EX=name"
+	@echo "           LESSONS=\"lesson02_scan ...\" BENCH_PROGRAMS=\"build/... ...\"  (changing ARCH/NVCCFLAGS/DEBUG rebuilds)"
