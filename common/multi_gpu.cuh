@@ -1,0 +1,574 @@
+// common/multi_gpu.cuh — what the *multi_gpu.cu programs share: one process per GPU joined by NCCL,
+// the collectives the driver needs (agree, max, gather to rank 0), the timing of a whole job across
+// GPUs, the measured link roofline, and drive(): the same command line, checker and output as the
+// one-GPU programs, plus --gpus N.
+//
+// Why one process per GPU (not one process driving every GPU with ncclCommInitAll): the course's
+// one-GPU launchers keep per-process state that belongs to one device — course::scratch's cached
+// buffers, allow_dynamic_smem's per-kernel attribute, the L2 flush buffer, device() — exactly like
+// many real libraries. In one process driving two GPUs, GPU 1's sort would be handed GPU 0's
+// scratch. So drive() forks one process per GPU before CUDA is touched, each sees only its own GPU
+// (CUDA_VISIBLE_DEVICES), and the one-GPU launchers run unchanged; NCCL joins the processes
+// (ncclCommInitRank; NCCL still uses NVLink between GPUs a process cannot see).
+//
+//   rank 0 (the process you started) prints, checks (rank 0 gathers what it needs) and writes CSV;
+//   every rank runs the same cases in the same order, and agrees on each outcome (skip, pass) by a
+//   collective, so no rank waits in a collective the others never reach. A rank that dies takes
+//   the others with it (SIGCHLD in rank 0, PR_SET_PDEATHSIG in the others): no hang.
+#pragma once
+#include <nccl.h>
+#include <csignal>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.cuh"
+
+namespace mgpu {
+
+inline void nccl_fail(ncclResult_t r, const char* what, const char* file, int line) {
+    std::fprintf(stderr, "%s:%d: NCCL error in '%s': %s\n", file, line, what, ncclGetErrorString(r));
+    std::exit(course::kExitCudaError);
+}
+
+}  // namespace mgpu
+
+#define NCCL_CHECK(call)                                                        \
+    do {                                                                        \
+        ncclResult_t mgpu_err_ = (call);                                        \
+        if (mgpu_err_ != ncclSuccess) ::mgpu::nccl_fail(mgpu_err_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+namespace mgpu {
+
+// This process's place in the job.
+struct Team {
+    int rank = 0, size = 1;
+    ncclComm_t comm = nullptr;
+    cudaStream_t stream = nullptr;   // a blocking stream: ordered with the legacy default stream,
+                                     // on which the course's launchers run, in enqueue order
+    bool lead() const { return rank == 0; }
+};
+inline Team& team() { static Team t; return t; }
+
+template <class T> ncclDataType_t nccl_type();
+template <> inline ncclDataType_t nccl_type<int32_t>() { return ncclInt32; }
+template <> inline ncclDataType_t nccl_type<uint32_t>() { return ncclUint32; }
+template <> inline ncclDataType_t nccl_type<uint64_t>() { return ncclUint64; }
+template <> inline ncclDataType_t nccl_type<float>() { return ncclFloat32; }
+template <> inline ncclDataType_t nccl_type<double>() { return ncclFloat64; }
+
+// ---- the processes ---------------------------------------------------------------------------
+
+// How many GPUs this machine shows, asked in a child so that this process has not touched CUDA
+// when it forks the ranks (a CUDA context does not survive a fork).
+inline int count_gpus() {
+    int fd[2];
+    if (pipe(fd) != 0) return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        int c = 0;
+        if (cudaGetDeviceCount(&c) != cudaSuccess) c = 0;
+        ssize_t w = write(fd[1], &c, sizeof c);
+        (void)w;
+        _exit(0);
+    }
+    close(fd[1]);
+    int c = 0;
+    if (pid < 0 || read(fd[0], &c, sizeof c) != ssize_t(sizeof c)) c = 0;
+    close(fd[0]);
+    if (pid > 0) waitpid(pid, nullptr, 0);
+    return c;
+}
+
+inline std::vector<pid_t>& children() { static std::vector<pid_t> c; return c; }
+inline volatile sig_atomic_t& finishing() { static volatile sig_atomic_t f = 0; return f; }
+
+// Rank 0: a rank that ends early (a CUDA error, a crash) ends the job with its status.
+inline void on_child_exit(int) {
+    if (finishing()) return;
+    int st = 0;
+    pid_t p;
+    while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+        int code = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
+        for (pid_t c : children()) if (c != p) kill(c, SIGKILL);
+        const char msg[] = "error: a GPU's process ended early (its message is above); job stopped\n";
+        ssize_t w = write(2, msg, sizeof msg - 1);
+        (void)w;
+        _exit(code ? code : course::kExitCudaError);
+    }
+}
+
+// Forks ranks 1..gpus-1, gives each one GPU, and joins all of them in one NCCL communicator.
+inline void start_team(int gpus) {
+    std::vector<std::string> visible;
+    if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
+        std::string s = v, item;
+        for (char ch : s + ",") {
+            if (ch == ',') { if (!item.empty()) visible.push_back(item); item.clear(); }
+            else item += ch;
+        }
+    }
+    auto gpu_name = [&](int r) { return r < int(visible.size()) ? visible[r] : std::to_string(r); };
+    Team& t = team();
+    t.size = gpus;
+    std::vector<int> to_child;
+    pid_t lead_pid = getpid();
+    std::fflush(stdout);
+    for (int r = 1; r < gpus; ++r) {
+        int fd[2];
+        if (pipe(fd) != 0) { std::perror("pipe"); std::exit(course::kExitCudaError); }
+        pid_t pid = fork();
+        if (pid < 0) { std::perror("fork"); std::exit(course::kExitCudaError); }
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);          // rank 0 gone: this rank goes too
+            if (getppid() != lead_pid) _exit(course::kExitCudaError);
+            close(fd[1]);
+            for (int c : to_child) close(c);
+            children().clear();
+            t.rank = r;
+            setenv("CUDA_VISIBLE_DEVICES", gpu_name(r).c_str(), 1);
+            if (!std::freopen("/dev/null", "w", stdout)) _exit(course::kExitCudaError);   // rank 0 speaks
+            ncclUniqueId id;
+            if (read(fd[0], &id, sizeof id) != ssize_t(sizeof id)) _exit(course::kExitCudaError);
+            close(fd[0]);
+            CUDA_CHECK(cudaSetDevice(0));
+            NCCL_CHECK(ncclCommInitRank(&t.comm, gpus, id, r));
+            CUDA_CHECK(cudaStreamCreate(&t.stream));
+            return;
+        }
+        close(fd[0]);
+        to_child.push_back(fd[1]);
+        children().push_back(pid);
+    }
+    std::signal(SIGCHLD, on_child_exit);
+    setenv("CUDA_VISIBLE_DEVICES", gpu_name(0).c_str(), 1);
+    ncclUniqueId id;
+    NCCL_CHECK(ncclGetUniqueId(&id));
+    for (int c : to_child) {
+        if (write(c, &id, sizeof id) != ssize_t(sizeof id)) { std::perror("write"); std::exit(course::kExitCudaError); }
+        close(c);
+    }
+    CUDA_CHECK(cudaSetDevice(0));
+    NCCL_CHECK(ncclCommInitRank(&t.comm, gpus, id, 0));
+    CUDA_CHECK(cudaStreamCreate(&t.stream));
+}
+
+// Every rank ends here with the status it computed (the same on every rank: outcomes are agreed);
+// rank 0 waits for the others and returns the worst status.
+inline int finish_team(int code) {
+    Team& t = team();
+    if (t.comm) {
+        CUDA_CHECK(cudaStreamSynchronize(t.stream));
+        NCCL_CHECK(ncclCommDestroy(t.comm));
+        t.comm = nullptr;
+    }
+    if (!t.lead()) { std::fflush(stderr); _exit(code); }
+    finishing() = 1;
+    for (pid_t c : children()) {
+        int st = 0;
+        if (waitpid(c, &st, 0) == c) {
+            int cc = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
+            if (code == 0 && cc != 0) code = cc;
+        }
+    }
+    return code;
+}
+
+// ---- small collectives on the host's values (each waits for its answer) ----------------------
+
+template <class T>
+void all_reduce_host(T* values, size_t count, ncclRedOp_t op) {
+    Team& t = team();
+    static course::DeviceArray<double> buf;   // room for the largest call so far
+    size_t bytes = count * sizeof(T);
+    if (buf.size() * sizeof(double) < bytes) buf = course::DeviceArray<double>((bytes + 7) / 8 + 64);
+    T* d = reinterpret_cast<T*>(buf.data());
+    CUDA_CHECK(cudaMemcpyAsync(d, values, bytes, cudaMemcpyHostToDevice, t.stream));
+    NCCL_CHECK(ncclAllReduce(d, d, count, nccl_type<T>(), op, t.comm, t.stream));
+    CUDA_CHECK(cudaMemcpyAsync(values, d, bytes, cudaMemcpyDeviceToHost, t.stream));
+    CUDA_CHECK(cudaStreamSynchronize(t.stream));
+}
+inline int max_over_ranks(int v) { int32_t x = v; all_reduce_host(&x, 1, ncclMax); return x; }
+inline double max_over_ranks(double v) { all_reduce_host(&v, 1, ncclMax); return v; }
+// true when every rank says true
+inline bool all_ranks(bool mine) { return max_over_ranks(mine ? 0 : 1) == 0; }
+
+// Rank 0 receives every rank's `count` elements of d (counts may differ), in rank order: the one
+// array the checker reads. Other ranks return an empty vector. Collective.
+template <class T>
+std::vector<T> gather_to_lead(const T* d, size_t count) {
+    Team& t = team();
+    std::vector<double> counts(t.size, 0.0);
+    counts[t.rank] = double(count);
+    all_reduce_host(counts.data(), counts.size(), ncclSum);   // exact: counts < 2^53
+    std::vector<T> all;
+    if (t.lead()) {
+        size_t total = 0;
+        for (double c : counts) total += size_t(c);
+        all.resize(total);
+        if (count) CUDA_CHECK(cudaMemcpy(all.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost));
+    }
+    size_t at = count;
+    for (int r = 1; r < t.size; ++r) {
+        size_t c = size_t(counts[r]);
+        if (c == 0) continue;
+        course::DeviceArray<T> staging(t.lead() ? c : 0);
+        NCCL_CHECK(ncclGroupStart());
+        if (t.lead()) NCCL_CHECK(ncclRecv(staging.data(), c * sizeof(T), ncclUint8, r, t.comm, t.stream));
+        if (t.rank == r) NCCL_CHECK(ncclSend(d, c * sizeof(T), ncclUint8, 0, t.comm, t.stream));
+        NCCL_CHECK(ncclGroupEnd());
+        CUDA_CHECK(cudaStreamSynchronize(t.stream));
+        if (t.lead()) {
+            CUDA_CHECK(cudaMemcpy(all.data() + at, staging.data(), c * sizeof(T), cudaMemcpyDeviceToHost));
+            at += c;
+        }
+    }
+    return all;
+}
+
+// Rank 0's check result, told to every rank (the message stays on rank 0, which prints it).
+inline course::CheckResult agree(course::CheckResult mine) {
+    bool ok = all_ranks(mine.ok);
+    if (ok) return course::CheckResult::pass();
+    if (mine.ok) mine = course::CheckResult::fail("another GPU's check failed (its message is on stderr)");
+    else if (!team().lead()) std::fprintf(stderr, "GPU %d: %s\n", team().rank, mine.message.c_str());
+    return mine;
+}
+
+// The slice of n elements rank r holds: n / P each, the first n % P ranks one more.
+struct Slice { size_t begin = 0, count = 0; };
+inline Slice slice_of(size_t n, int rank, int ranks) {
+    size_t base = n / size_t(ranks), extra = n % size_t(ranks);
+    size_t r = size_t(rank);
+    return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
+}
+
+// ---- one case, as each rank holds it ---------------------------------------------------------
+
+// Events on this rank's stream at the boundaries of a job's named steps.
+class Steps {
+public:
+    void name(std::vector<std::string> names) {
+        names_ = std::move(names);
+        for (auto e : ev_) CUDA_CHECK(cudaEventDestroy(e));
+        ev_.assign(names_.size() + 1, nullptr);
+        for (auto& e : ev_) CUDA_CHECK(cudaEventCreate(&e));
+    }
+    ~Steps() { for (auto e : ev_) cudaEventDestroy(e); }
+    void begin() { if (!ev_.empty()) CUDA_CHECK(cudaEventRecord(ev_[0], team().stream)); }
+    void end(int step) { CUDA_CHECK(cudaEventRecord(ev_[step + 1], team().stream)); }
+    std::vector<double> ms() const {   // after the stream is synchronised
+        std::vector<double> out;
+        for (size_t i = 0; i + 1 < ev_.size(); ++i) {
+            float t = 0;
+            CUDA_CHECK(cudaEventElapsedTime(&t, ev_[i], ev_[i + 1]));
+            out.push_back(t);
+        }
+        return out;
+    }
+    const std::vector<std::string>& names() const { return names_; }
+private:
+    std::vector<std::string> names_;
+    std::vector<cudaEvent_t> ev_;
+};
+
+class Job {
+public:
+    virtual ~Job() = default;
+    // The whole job on this rank: the course's launchers (legacy default stream) and NCCL calls
+    // (team().stream), steps marked with steps.begin() / steps.end(i). Every rank calls it.
+    virtual void run() = 0;
+    virtual void poison() = 0;
+    // Collective: every rank calls it; pass each rank's own verdict through agree().
+    virtual course::CheckResult check() = 0;
+    uint64_t n = 0;           // the whole problem's size
+    double bytes = 0;         // bytes the problem must move (as the one-GPU version counts them)
+    Steps steps;
+    std::vector<double> link_bytes;   // per step: bytes this rank sends to other GPUs (0: none)
+};
+
+// ---- timing a job across GPUs ------------------------------------------------------------------
+
+// A barrier on the GPUs: a one-word all-reduce; it completes on each GPU when every GPU reached it.
+inline void gpu_barrier() {
+    static course::DeviceArray<int32_t> word(1);
+    NCCL_CHECK(ncclAllReduce(word.data(), word.data(), 1, ncclInt32, ncclSum, team().comm, team().stream));
+}
+
+struct JobTiming {
+    course::Timing whole;              // max over GPUs of (barrier -> this GPU's last step), per rep
+    std::vector<double> step_ms;       // per step: median over reps of the max over GPUs
+};
+
+// Each rep: every GPU flushes its L2, meets the others at a GPU barrier, records its start, runs
+// its share, records its end; the rep's time is the slowest GPU's. Median and min over reps.
+template <class Work>
+JobTiming time_job(Work&& work, Steps* steps, int reps, int warmup = 2) {
+    Team& t = team();
+    for (int i = 0; i < warmup; ++i) work();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    size_t ns = steps ? steps->names().size() : 0;
+    std::vector<double> ms(size_t(reps) * (1 + ns));   // per rep: the whole, then each step
+    for (int r = 0; r < reps; ++r) {
+        course::flush_l2();
+        gpu_barrier();
+        CUDA_CHECK(cudaEventRecord(start, t.stream));
+        work();
+        CUDA_CHECK(cudaEventRecord(stop, t.stream));
+        CUDA_CHECK(cudaEventSynchronize(stop));
+        float f = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&f, start, stop));
+        ms[size_t(r) * (1 + ns)] = f;
+        if (ns) {
+            std::vector<double> s = steps->ms();
+            for (size_t i = 0; i < ns; ++i) ms[size_t(r) * (1 + ns) + 1 + i] = s[i];
+        }
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    all_reduce_host(ms.data(), ms.size(), ncclMax);
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        size_t m = v.size();
+        return m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+    };
+    JobTiming jt;
+    std::vector<double> whole;
+    for (int r = 0; r < reps; ++r) whole.push_back(ms[size_t(r) * (1 + ns)]);
+    jt.whole.reps = reps;
+    jt.whole.ms_median = median(whole);
+    jt.whole.ms_min = *std::min_element(whole.begin(), whole.end());
+    for (size_t i = 0; i < ns; ++i) {
+        std::vector<double> v;
+        for (int r = 0; r < reps; ++r) v.push_back(ms[size_t(r) * (1 + ns) + 1 + i]);
+        jt.step_ms.push_back(median(v));
+    }
+    return jt;
+}
+
+// The link roofline, measured once per run: ncclAllReduce (sum of floats) of a large buffer.
+// Its bus bandwidth (algorithm bandwidth x 2(P-1)/P, the convention of nccl-tests) is what each
+// GPU's links carry in each direction: the ceiling for an exchange step's bytes per GPU.
+inline double link_busbw_gbps(size_t* measured_bytes = nullptr) {
+    static double gbps = -1;
+    static size_t bytes = 0;
+    Team& t = team();
+    if (gbps < 0) {
+        gbps = 0;
+        if (t.size > 1) {
+            size_t free_b = 0, total_b = 0;
+            CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+            bytes = size_t(512) << 20;                       // 512 MiB, or 64 MiB where that does not fit
+            if (double(bytes) + (1ull << 30) > double(free_b)) bytes = size_t(64) << 20;
+            int fits = all_ranks(double(bytes) + (256ull << 20) < double(free_b));
+            if (fits) {
+                course::DeviceArray<float> buf(bytes / sizeof(float));
+                CUDA_CHECK(cudaMemset(buf.data(), 0, bytes));
+                JobTiming jt = time_job([&] {
+                    NCCL_CHECK(ncclAllReduce(buf.data(), buf.data(), buf.size(), ncclFloat32, ncclSum, t.comm, t.stream));
+                }, nullptr, 10);
+                double algbw = double(bytes) / (jt.whole.ms_median * 1e6);
+                gbps = algbw * 2.0 * (t.size - 1) / t.size;
+                if (t.lead())
+                    std::printf("link: ncclAllReduce of %zu MiB on %d GPUs: %.3f ms, bus bandwidth %.1f GB/s "
+                                "(the exchange steps' roofline)\n", bytes >> 20, t.size, jt.whole.ms_median, gbps);
+            }
+        }
+    }
+    if (measured_bytes) *measured_bytes = bytes;
+    return gbps;
+}
+
+// The copy roofline of the whole job: every GPU copies its share of the bytes at once (bytes / P,
+// half read, half written), timed like a job; the aggregate GB/s is the ceiling for a job that
+// moves those bytes through memory.
+inline double copy_gbps_all(double bytes, int reps) {
+    static std::vector<std::pair<double, double>> cache;
+    for (auto& c : cache) if (c.first == bytes) return c.second;
+    Team& t = team();
+    size_t half = std::max<size_t>(size_t(bytes / t.size / 2), 4);
+    size_t free_b = 0, total_b = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    if (!all_ranks(2.0 * half + (64 << 20) < double(free_b))) return 0;
+    course::DeviceArray<unsigned char> a(half), b(half);
+    CUDA_CHECK(cudaMemset(a.data(), 1, half));
+    JobTiming jt = time_job([&] {
+        CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), half, cudaMemcpyDeviceToDevice, t.stream));
+    }, nullptr, std::max(reps, 5));
+    double g = 2.0 * half * t.size / (jt.whole.ms_median * 1e6);
+    cache.push_back({bytes, g});
+    return g;
+}
+
+// ---- the program -------------------------------------------------------------------------------
+
+using MakeJob = std::function<std::unique_ptr<Job>(const course::Options&, const course::Case&)>;
+
+inline std::string param_text(const course::LessonDef& def, const course::Case& c) {
+    std::string p = def.cli.param_name.empty() ? "" : def.cli.param_name + "=" + std::to_string(c.param) + " ";
+    return p + "gpus=" + std::to_string(team().size);
+}
+
+inline void append_csv(const std::string& path, const course::LessonDef& def, const course::Case& c,
+                       const course::Timing& t, double gbps, double copy, bool ok) {
+    struct stat st;
+    bool fresh = stat(path.c_str(), &st) != 0 || st.st_size == 0;
+    FILE* f = std::fopen(path.c_str(), "a");
+    if (!f) throw course::UsageError("cannot write --csv file '" + path + "'");
+    if (fresh) std::fprintf(f, "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n");
+    std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s\n", course::device().name.c_str(),
+                 def.lesson.c_str(), def.version.c_str(), c.dtype.empty() ? "-" : c.dtype.c_str(),
+                 (unsigned long long)c.n, c.dist.c_str(), param_text(def, c).c_str(), t.reps, t.ms_median,
+                 t.ms_min, gbps, copy, ok ? "PASS" : "FAIL");
+    std::fclose(f);
+}
+
+// One case on every rank. Returns 1 pass, 0 fail, -1 skipped. Same flow as course::run_case.
+inline int run_case(const course::LessonDef& def, const MakeJob& make_job, const course::Options& o,
+                    const course::Case& c, bool test_mode) {
+    Team& t = team();
+    const bool lead = t.lead();
+    std::unique_ptr<Job> job;
+    int refused = 0;                      // 0 built, 1 skipped (SkipCase), 2 usage error
+    std::string why;
+    try { job = make_job(o, c); }
+    catch (const course::SkipCase& s) { refused = 1; why = s.what(); }
+    catch (const course::UsageError& u) { refused = 2; why = u.what(); }
+    refused = max_over_ranks(refused);    // a case runs on every GPU or on none
+    std::string what = course::describe(def, c) + " gpus=" + std::to_string(t.size);
+    if (why.empty() && refused) why = "another GPU could not set this case up";
+    if (refused == 2) throw course::UsageError(why);
+    if (refused == 1) {
+        if (!test_mode && !o.sweep) throw course::SkipCase(why);
+        if (lead) std::printf("skip  %-40s %s\n", what.c_str(), why.c_str());
+        return -1;
+    }
+    static bool announced = false;
+    if (!announced && lead) {
+        const course::DeviceInfo& dev = course::device();
+        std::printf("%s/%s on %d x %s (%d SMs, sm_%d%d each), one process per GPU, seed %llu\n", def.lesson.c_str(),
+                    def.version.c_str(), t.size, dev.name.c_str(), dev.sm_count, dev.cc_major, dev.cc_minor,
+                    (unsigned long long)o.seed);
+        announced = true;
+    }
+    auto checked_run = [&] {
+        job->poison();
+        job->run();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        return job->check();
+    };
+    course::CheckResult first = checked_run();
+    if (test_mode) {
+        course::CheckResult second = first;
+        if (first.ok) {
+            second = checked_run();
+            if (!second.ok) second.message = "second run differs: " + second.message;
+        }
+        bool ok = first.ok && second.ok;
+        if (lead) {
+            std::printf("%s  %s%s%s\n", ok ? "PASS" : "FAIL", what.c_str(), ok ? "" : "  ",
+                        ok ? "" : (first.ok ? second : first).message.c_str());
+            std::fflush(stdout);
+        }
+        return ok ? 1 : 0;
+    }
+    if (!first.ok) {
+        if (lead) std::printf("%-24s %s  FAIL  %s\n", def.version.c_str(), what.c_str(), first.message.c_str());
+        return 0;
+    }
+    double link = link_busbw_gbps();
+    int reps = o.reps;
+    if (reps == 0) reps = course::auto_reps(time_job([&] { job->run(); }, nullptr, 1, 1).whole.ms_median);
+    JobTiming jt = time_job([&] { job->run(); }, &job->steps, reps);
+    course::CheckResult after = agree(job->check());
+    double gbps = job->bytes / (jt.whole.ms_median * 1e6);
+    double copy = copy_gbps_all(job->bytes, reps);
+    std::vector<double> sent = job->link_bytes;
+    sent.resize(jt.step_ms.size(), 0.0);
+    all_reduce_host(sent.data(), sent.size(), ncclMax);   // the busiest GPU's bytes per step
+    if (lead) {
+        std::printf("%-24s %-34s %9.4f ms %7.1f GB/s %5.1f%% of copy  %s\n", def.version.c_str(), what.c_str(),
+                    jt.whole.ms_median, gbps, copy > 0 ? 100.0 * gbps / copy : 0.0, after.ok ? "PASS" : "FAIL");
+        // Each step: the slowest GPU's median time; an exchange also its bytes per GPU and GB/s.
+        std::printf("  steps:");
+        for (size_t i = 0; i < jt.step_ms.size(); ++i) {
+            std::printf("%s %s %.4f ms", i ? " |" : "", job->steps.names()[i].c_str(), jt.step_ms[i]);
+            if (sent[i] > 0) {
+                double g = sent[i] / (jt.step_ms[i] * 1e6);
+                std::printf(" (%.1f MiB out of each GPU, %.1f GB/s", sent[i] / double(1 << 20), g);
+                if (link > 0) std::printf(", %.0f%% of the link", 100.0 * g / link);
+                std::printf(")");
+            }
+        }
+        std::printf("\n");
+        if (!after.ok) std::printf("  after the timed runs: %s\n", after.message.c_str());
+        std::fflush(stdout);
+        if (!o.csv.empty()) append_csv(o.csv, def, c, jt.whole, gbps, copy, after.ok);
+    }
+    return after.ok ? 1 : 0;
+}
+
+// The whole program: parse (exit 2 before any GPU is touched), count the GPUs (77: none; 2: fewer
+// than --gpus), fork the ranks, run the cases on all of them. def.make_trial is not used: the
+// program's jobs come from make_job. --input/--output are not offered here.
+inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& make_job) {
+    def.cli.extras.push_back({"gpus", true, "how many GPUs (default: every visible GPU); one process each"});
+    course::Options o = course::parse_options(argc, argv, def.cli);
+    int want = 0;
+    try {
+        if (!o.input.empty() || !o.output.empty()) course::usage_error("--input/--output are not offered by the multi-GPU programs");
+        if (o.has("gpus")) {
+            uint64_t g = 0;
+            if (!course::parse_count(o.get("gpus"), g) || g < 1 || g > 64)
+                course::usage_error("--gpus '" + o.get("gpus") + "' must be a count from 1 to 64");
+            want = int(g);
+        }
+        if (def.validate) def.validate(o);
+    } catch (const course::UsageError& e) { return course::refuse(e); }
+    int have = count_gpus();
+    if (have == 0) {
+        std::fprintf(stderr, "no CUDA device available: this program needs an NVIDIA GPU; skipped\n");
+        return course::kExitNoDevice;
+    }
+    if (want > have)
+        course::usage_error("--gpus " + std::to_string(want) + " asks for more GPUs than the " +
+                            std::to_string(have) + " this machine shows");
+    start_team(want ? want : have);
+    int code = course::kExitPass;
+    try {
+        std::vector<course::Case> cases;
+        if (o.test) cases = def.battery(o);
+        else if (o.sweep) cases = def.sweep(o);
+        else cases.push_back({o.n, o.dist, o.param, o.dtype});
+        std::vector<course::Case> runnable;
+        size_t beyond = 0;
+        for (auto& c : cases) {
+            std::string why = def.beyond_limit ? def.beyond_limit(c) : "";
+            if (why.empty()) runnable.push_back(c);
+            else if (!o.test && !o.sweep) throw course::UsageError(why);
+            else ++beyond;
+        }
+        if (beyond && team().lead()) std::printf("note: %zu cases beyond this version's limit are not run\n", beyond);
+        int passed = 0, failed = 0, skipped = 0;
+        for (auto& c : runnable) {
+            int r = run_case(def, make_job, o, c, o.test);
+            (r > 0 ? passed : r == 0 ? failed : skipped)++;
+        }
+        if (o.test && team().lead()) {
+            std::printf("%s: %d passed, %d failed", def.version.c_str(), passed, failed);
+            if (skipped) std::printf(", %d skipped", skipped);
+            std::printf("\n");
+        }
+        code = failed ? course::kExitWrong : course::kExitPass;
+    } catch (const course::SkipCase& e) { code = team().lead() ? course::refuse(e) : course::kExitUsage;
+    } catch (const course::UsageError& e) { code = team().lead() ? course::refuse(e) : course::kExitUsage;
+    }
+    std::fflush(stdout);
+    return finish_team(code);
+}
+
+}  // namespace mgpu

@@ -1,0 +1,365 @@
+// 10_multi_gpu — a sort across GPUs: choose splitters, partition each shard, exchange, sort locally.
+// Each GPU holds a slice of the input; at the end GPU g holds the g-th contiguous slice of the
+// sorted array. Notes: README_multi_gpu.md. Measured: not measured yet.
+//
+// Build: make build/lesson04_sort/10_multi_gpu (needs NCCL: python3 -m pip install nvidia-nccl-cu13)
+// Run:   build/lesson04_sort/10_multi_gpu --n 2^29 --gpus 2    ... --type pairs    ... --test --gpus 1
+//
+// What changes since 08 (one GPU): partition first, then sort once (sample sort with P buckets):
+//   1 splitters  each GPU samples 1024 (key, position) pairs; an ncclAllGather gives every GPU all
+//                of them; each sorts them on the host and takes P-1 splitters. Order = (key, input
+//                position), so equal keys are split by position: all-equal keys still go n/P a GPU.
+//   2 partition  each GPU splits its shard into P buckets, stably (count per tile, scan, scatter):
+//                reads the shard twice, writes it once.
+//   3 exchange   bucket counts all-gathered (P x P), then one group of ncclSend/ncclRecv: bucket q
+//                goes to GPU q. (P-1)/P of the keys cross the links; GPU q receives its buckets in
+//                source order, i.e. in input-position order.
+//   4 sort       each GPU sorts what it received with 08's onesweep launcher (stable for pairs).
+// Why faster than 08 on one GPU: the local sort handles n/P keys; the partition costs ~1.5 of a
+// radix pass and the exchange ~n/P keys over NVLink. Limits: the receive of one GPU must stay
+// below 08's 2^30 keys, so n up to ~0.8 x P x 2^30 (sample imbalance margin); up to 8 GPUs.
+#define COURSE_NO_MAIN
+#include "08_radix_onesweep.cu"
+#undef COURSE_NO_MAIN
+#include "lesson.cuh"
+#include "../lesson02_scan/scan.cuh"
+#include "../common/multi_gpu.cuh"
+
+namespace msort {
+
+constexpr int kMaxGpus = 8;
+constexpr int kSamples = 1024;                 // per GPU: splitter error ~1/sqrt(1024 x P) of n
+constexpr int kPartBlock = 256, kPartItems = 16, kPartTile = kPartBlock * kPartItems;
+constexpr double kReceiveSlack = 1.25;         // receive buffers: n/P x this (regrown if exceeded)
+
+// P-1 splitters in (key code, input position) order; by value as a kernel argument.
+struct Splitters {
+    int count = 0;
+    uint64_t code[kMaxGpus - 1] = {};
+    uint64_t pos[kMaxGpus - 1] = {};
+};
+
+// The bucket (= destination GPU) of the key with code `code` at input position `pos`: how many
+// splitters are <= (code, pos).
+__host__ __device__ inline int bucket_of(const Splitters& s, uint64_t code, uint64_t pos) {
+    int b = 0;
+    for (int j = 0; j < s.count; ++j) b += (code > s.code[j] || (code == s.code[j] && pos >= s.pos[j]));
+    return b;
+}
+
+__device__ inline uint64_t mix64(uint64_t x) {   // splitmix64's finaliser: sample positions
+    x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27; x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// Step 1: kSamples (code, global position) pairs at hashed positions of this shard (none if empty:
+// marked by position ~0).
+template <class K>
+__global__ void take_samples(const K* keys, size_t count, uint64_t first, ulonglong2* samples) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= kSamples) return;
+    if (count == 0) { samples[i] = make_ulonglong2(~0ull, ~0ull); return; }
+    size_t at = size_t(mix64(first * 0x9E3779B97F4A7C15ull + uint64_t(i)) % count);
+    samples[i] = make_ulonglong2(uint64_t(sorting::Ordered<K>::to(keys[at])), first + at);
+}
+
+// Step 2a: per tile, the count of each bucket, stored bucket-major (counts[b * tiles + tile]) so
+// that one exclusive scan turns them into each (bucket, tile)'s start in the partitioned shard.
+template <class K>
+__global__ void __launch_bounds__(kPartBlock)
+count_buckets(const K* keys, size_t count, uint64_t first, Splitters s, size_t tiles, uint32_t* counts) {
+    __shared__ uint32_t block_count[kMaxGpus];
+    if (threadIdx.x < kMaxGpus) block_count[threadIdx.x] = 0;
+    __syncthreads();
+    uint32_t mine[kMaxGpus] = {};
+    const size_t base = size_t(blockIdx.x) * kPartTile;
+    for (int j = 0; j < kPartItems; ++j) {
+        size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
+        if (i >= count) break;
+        int b = bucket_of(s, uint64_t(sorting::Ordered<K>::to(keys[i])), first + i);
+#pragma unroll
+        for (int q = 0; q < kMaxGpus; ++q) mine[q] += (b == q);
+    }
+#pragma unroll
+    for (int q = 0; q < kMaxGpus; ++q) {
+        uint32_t c = mine[q];
+        for (int d = 16; d > 0; d >>= 1) c += __shfl_down_sync(0xFFFFFFFFu, c, d);
+        if ((threadIdx.x & 31) == 0 && c) atomicAdd(&block_count[q], c);
+    }
+    __syncthreads();
+    if (threadIdx.x <= s.count) counts[size_t(threadIdx.x) * tiles + blockIdx.x] = block_count[threadIdx.x];
+}
+
+// Step 2b: each bucket's size, from the scanned starts, as 64-bit counts for NCCL.
+__global__ void bucket_sizes(const uint32_t* starts, size_t tiles, size_t count, int buckets, uint64_t* sizes) {
+    int q = threadIdx.x;
+    if (q >= buckets) return;
+    if (tiles == 0) { sizes[q] = 0; return; }
+    uint64_t begin = starts[size_t(q) * tiles];
+    uint64_t end = q + 1 < buckets ? starts[size_t(q + 1) * tiles] : count;
+    sizes[q] = end - begin;
+}
+
+// Step 2c: the stable scatter. Round j handles elements j*256 + thread of the tile: in each round
+// a key's place = its bucket's running start + the keys of that bucket in earlier warps of the
+// round + in lower lanes of its warp (one ballot per bucket), so input order is kept.
+template <class K, bool kPairs>
+__global__ void __launch_bounds__(kPartBlock)
+scatter_buckets(const K* keys, const uint32_t* vals, size_t count, uint64_t first, Splitters s, size_t tiles,
+                const uint32_t* starts, K* out_keys, uint32_t* out_vals) {
+    constexpr int kWarps = kPartBlock / 32;
+    __shared__ uint32_t warp_start[kWarps][kMaxGpus];
+    __shared__ uint32_t running[kMaxGpus];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, buckets = s.count + 1;
+    if (threadIdx.x < buckets) running[threadIdx.x] = starts[size_t(threadIdx.x) * tiles + blockIdx.x];
+    const size_t base = size_t(blockIdx.x) * kPartTile;
+    for (int j = 0; j < kPartItems; ++j) {
+        const size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
+        const bool valid = i < count;
+        K key = valid ? keys[i] : K();
+        int b = valid ? bucket_of(s, uint64_t(sorting::Ordered<K>::to(key)), first + i) : -1;
+        uint32_t below = 0;
+        for (int q = 0; q < buckets; ++q) {
+            uint32_t m = __ballot_sync(0xFFFFFFFFu, b == q);
+            if (b == q) below = __popc(m & ((1u << lane) - 1u));
+            if (lane == 0) warp_start[warp][q] = __popc(m);
+        }
+        __syncthreads();
+        if (threadIdx.x < buckets) {   // thread q: bucket q's counts over the warps -> starts
+            uint32_t run = running[threadIdx.x];
+            for (int w = 0; w < kWarps; ++w) {
+                uint32_t c = warp_start[w][threadIdx.x];
+                warp_start[w][threadIdx.x] = run;
+                run += c;
+            }
+            running[threadIdx.x] = run;
+        }
+        __syncthreads();
+        if (valid) {
+            uint32_t dst = warp_start[warp][b] + below;
+            out_keys[dst] = key;
+            if constexpr (kPairs) out_vals[dst] = vals[i];
+        }
+        __syncthreads();   // warp_start is rewritten by the next round
+    }
+}
+
+// Host side: the splitters from every GPU's samples (sorted by (code, position), empty ones last).
+inline Splitters choose_splitters(std::vector<ulonglong2> all, int gpus) {
+    std::sort(all.begin(), all.end(), [](const ulonglong2& a, const ulonglong2& b) {
+        return a.x != b.x ? a.x < b.x : a.y < b.y;
+    });
+    std::vector<ulonglong2> keep;   // an empty shard's samples are marked by position ~0
+    for (auto& v : all) if (v.y != ~0ull) keep.push_back(v);
+    Splitters s;
+    s.count = gpus - 1;
+    for (int j = 1; j < gpus; ++j) {
+        if (keep.empty()) { s.code[j - 1] = ~0ull; s.pos[j - 1] = ~0ull; continue; }
+        const ulonglong2& v = keep[std::min(keep.size() - 1, size_t(j) * keep.size() / size_t(gpus))];
+        s.code[j - 1] = v.x;
+        s.pos[j - 1] = v.y;
+    }
+    return s;
+}
+
+// One GPU's share of the sort: its slice of the input in, its slice of the sorted output out.
+template <class K, bool kPairs>
+class SortJob : public mgpu::Job {
+public:
+    SortJob(const course::Options& o, const course::Case& c) {
+        mgpu::Team& t = mgpu::team();
+        course::require_host_memory((kPairs ? 12.0 : 2.0 * sizeof(K)) * c.n);
+        input_ = sorting::make_input<K>(c.n, c.dist, o.seed);
+        n = c.n;
+        bytes = kPairs ? 16.0 * n : 2.0 * sizeof(K) * n;
+        if (kPairs && n > 0xFFFFFFFFull) throw course::SkipCase("pairs carry uint32 indices: n must be < 2^32");
+        mine_ = mgpu::slice_of(n, t.rank, t.size);
+        size_t cap = std::max<size_t>(size_t(kReceiveSlack * double(n) / t.size) + 1, 1 << 16);
+        double per = sizeof(K) + (kPairs ? 4.0 : 0.0);
+        course::require_device_memory(per * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
+        d_keys_ = course::DeviceArray<K>(mine_.count);
+        d_keys_.upload(input_.data() + mine_.begin, mine_.count);
+        d_part_keys_ = course::DeviceArray<K>(mine_.count);
+        if constexpr (kPairs) {
+            std::vector<uint32_t> v(mine_.count);
+            for (size_t i = 0; i < mine_.count; ++i) v[i] = uint32_t(mine_.begin + i);
+            d_vals_ = course::DeviceArray<uint32_t>(mine_.count);
+            d_vals_.upload(v);
+            d_part_vals_ = course::DeviceArray<uint32_t>(mine_.count);
+        }
+        grow(cap);
+        tiles_ = (mine_.count + kPartTile - 1) / kPartTile;
+        d_counts_ = course::DeviceArray<uint32_t>(std::max<size_t>(size_t(t.size) * tiles_, 1));
+        d_starts_ = course::DeviceArray<uint32_t>(std::max<size_t>(size_t(t.size) * tiles_, 1));
+        d_samples_ = course::DeviceArray<ulonglong2>(kSamples);
+        d_all_samples_ = course::DeviceArray<ulonglong2>(size_t(kSamples) * t.size);
+        d_sizes_ = course::DeviceArray<uint64_t>(t.size);
+        d_matrix_ = course::DeviceArray<uint64_t>(size_t(t.size) * t.size);
+        steps.name({"splitters", "partition", "exchange", "sort"});
+        link_bytes.assign(4, 0.0);
+    }
+
+    void run() override {
+        mgpu::Team& t = mgpu::team();
+        const int P = t.size, me = t.rank;
+        steps.begin();
+        // 1. splitters: sample, all-gather, sort on the host, pick P-1.
+        take_samples<K><<<kSamples / 256, 256>>>(d_keys_.data(), mine_.count, mine_.begin, d_samples_.data());
+        CUDA_CHECK_LAST();
+        NCCL_CHECK(ncclAllGather(d_samples_.data(), d_all_samples_.data(), kSamples * sizeof(ulonglong2), ncclUint8,
+                                 t.comm, t.stream));
+        std::vector<ulonglong2> all(size_t(kSamples) * P);
+        CUDA_CHECK(cudaMemcpyAsync(all.data(), d_all_samples_.data(), all.size() * sizeof(ulonglong2),
+                                   cudaMemcpyDeviceToHost, t.stream));
+        CUDA_CHECK(cudaStreamSynchronize(t.stream));
+        Splitters s = choose_splitters(std::move(all), P);
+        steps.end(0);
+        // 2. partition: count per tile, scan, bucket sizes, stable scatter.
+        if (tiles_) {
+            count_buckets<K><<<unsigned(tiles_), kPartBlock>>>(d_keys_.data(), mine_.count, mine_.begin, s, tiles_,
+                                                              d_counts_.data());
+            CUDA_CHECK_LAST();
+            scan::device_scan(d_counts_.data(), d_starts_.data(), size_t(P) * tiles_, scan::Kind::exclusive, 6);
+            scatter_buckets<K, kPairs><<<unsigned(tiles_), kPartBlock>>>(
+                d_keys_.data(), d_vals_.data(), mine_.count, mine_.begin, s, tiles_, d_starts_.data(),
+                d_part_keys_.data(), d_part_vals_.data());
+            CUDA_CHECK_LAST();
+        }
+        bucket_sizes<<<1, kMaxGpus>>>(d_starts_.data(), tiles_, mine_.count, P, d_sizes_.data());
+        CUDA_CHECK_LAST();
+        steps.end(1);
+        // 3. exchange: the P x P counts first (every GPU learns what it will receive), then the data.
+        NCCL_CHECK(ncclAllGather(d_sizes_.data(), d_matrix_.data(), P, ncclUint64, t.comm, t.stream));
+        std::vector<uint64_t> m(size_t(P) * P);   // m[src * P + dst]
+        CUDA_CHECK(cudaMemcpyAsync(m.data(), d_matrix_.data(), m.size() * 8, cudaMemcpyDeviceToHost, t.stream));
+        CUDA_CHECK(cudaStreamSynchronize(t.stream));
+        std::vector<size_t> send_at(P, 0), recv_at(P, 0);
+        size_t received = 0, sent_away = 0;
+        for (int p = 0; p < P; ++p) {
+            send_at[p] = p ? send_at[p - 1] + m[size_t(me) * P + p - 1] : 0;
+            recv_at[p] = received;
+            received += m[size_t(p) * P + me];
+            if (p != me) sent_away += m[size_t(me) * P + p];
+        }
+        if (received > onesweep_limit()) {
+            std::fprintf(stderr, "error: GPU %d received %zu keys, beyond the one-GPU sort's limit of %zu (fewer "
+                                 "keys, or more GPUs)\n", me, received, onesweep_limit());
+            std::exit(course::kExitUsage);
+        }
+        grow(received);
+        received_ = received;
+        link_bytes[2] = double(sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
+        NCCL_CHECK(ncclGroupStart());
+        for (int p = 0; p < P; ++p) {
+            if (p == me) continue;
+            size_t out = m[size_t(me) * P + p], in = m[size_t(p) * P + me];
+            if (out) NCCL_CHECK(ncclSend(d_part_keys_.data() + send_at[p], out * sizeof(K), ncclUint8, p, t.comm, t.stream));
+            if (in) NCCL_CHECK(ncclRecv(d_recv_keys_.data() + recv_at[p], in * sizeof(K), ncclUint8, p, t.comm, t.stream));
+            if constexpr (kPairs) {
+                if (out) NCCL_CHECK(ncclSend(d_part_vals_.data() + send_at[p], out * 4, ncclUint8, p, t.comm, t.stream));
+                if (in) NCCL_CHECK(ncclRecv(d_recv_vals_.data() + recv_at[p], in * 4, ncclUint8, p, t.comm, t.stream));
+            }
+        }
+        NCCL_CHECK(ncclGroupEnd());
+        size_t own = m[size_t(me) * P + me];   // my own bucket stays: a copy on this GPU
+        if (own) {
+            CUDA_CHECK(cudaMemcpyAsync(d_recv_keys_.data() + recv_at[me], d_part_keys_.data() + send_at[me],
+                                       own * sizeof(K), cudaMemcpyDeviceToDevice, t.stream));
+            if constexpr (kPairs)
+                CUDA_CHECK(cudaMemcpyAsync(d_recv_vals_.data() + recv_at[me], d_part_vals_.data() + send_at[me],
+                                           own * 4, cudaMemcpyDeviceToDevice, t.stream));
+        }
+        steps.end(2);
+        // 4. the local sort: 08's launcher on what arrived (stable, so pairs stay in input order).
+        onesweep::sort<K, kPairs>(d_recv_keys_.data(), d_out_keys_.data(), d_recv_vals_.data(), d_out_vals_.data(),
+                                  received);
+        steps.end(3);
+    }
+
+    void poison() override {
+        d_out_keys_.poison();
+        if constexpr (kPairs) d_out_vals_.poison();
+    }
+
+    // Rank 0 gathers every GPU's sorted slice, in GPU order: one array, checked like 08's output.
+    course::CheckResult check() override {
+        std::vector<K> keys = mgpu::gather_to_lead(d_out_keys_.data(), received_);
+        std::vector<uint32_t> vals;
+        if constexpr (kPairs) vals = mgpu::gather_to_lead(d_out_vals_.data(), received_);
+        course::CheckResult r;
+        if (mgpu::team().lead()) {
+            if constexpr (kPairs) r = sorting::check_pairs(input_, keys, vals);
+            else r = sorting::check_keys(input_, keys, ref_);
+        }
+        return mgpu::agree(r);
+    }
+
+private:
+    static size_t onesweep_limit() { return (size_t(1) << 30) - 1; }
+    void grow(size_t cap) {   // receive and output buffers (and 08's scratch grows by itself)
+        if (cap <= cap_) return;
+        cap_ = cap;
+        d_recv_keys_ = course::DeviceArray<K>(cap);
+        d_out_keys_ = course::DeviceArray<K>(cap);
+        if constexpr (kPairs) {
+            d_recv_vals_ = course::DeviceArray<uint32_t>(cap);
+            d_out_vals_ = course::DeviceArray<uint32_t>(cap);
+        }
+    }
+    std::vector<K> input_;
+    sorting::KeysReference<K> ref_;
+    mgpu::Slice mine_;
+    size_t tiles_ = 0, cap_ = 0, received_ = 0;
+    course::DeviceArray<K> d_keys_, d_part_keys_, d_recv_keys_, d_out_keys_;
+    course::DeviceArray<uint32_t> d_vals_, d_part_vals_, d_recv_vals_, d_out_vals_, d_counts_, d_starts_;
+    course::DeviceArray<ulonglong2> d_samples_, d_all_samples_;
+    course::DeviceArray<uint64_t> d_sizes_, d_matrix_;
+};
+
+}  // namespace msort
+
+int main(int argc, char** argv) {
+    sorting::Sorter offered = radix::sorter_for<onesweep::Sort<>>();   // 08's types: the battery's list
+    course::LessonDef def;
+    def.lesson = "04_sort";
+    def.version = "10_multi_gpu";
+    def.cli.program = def.version;
+    def.cli.summary = "sort keys ascending across GPUs (" + course::join(sorting::offered_types(offered), ", ") + ")";
+    def.cli.dists = sorting::dists();
+    def.cli.dtypes = sorting::offered_types(offered);
+    def.cli.n_default = uint64_t(1) << 24;
+    // The battery: the lesson's, plus the skewed shapes at sizes where splitting matters.
+    def.battery = [offered](const course::Options& o) {
+        std::vector<course::Case> cases = sorting::battery(offered, o);
+        for (const char* t : {"uint32", "pairs"})
+            for (const char* d : {"equal", "few", "sorted", "reversed"}) cases.push_back({uint64_t(1) << 20, d, 0, t});
+        if (!o.quick) cases.push_back({uint64_t(1) << 24, "equal", 0, "pairs"});
+        return cases;
+    };
+    def.sweep = [](const course::Options& o) {
+        std::vector<course::Case> cases;
+        for (uint64_t n : course::sweep_sizes(uint64_t(1) << 30))
+            for (const char* t : {"uint32", "pairs"}) cases.push_back({n, o.dist, 0, t});
+        cases.push_back({uint64_t(1) << 29, o.dist, 0, "uint32"});
+        cases.push_back({uint64_t(1) << 29, o.dist, 0, "pairs"});
+        return cases;
+    };
+    // A GPU receives about n/P keys (up to kReceiveSlack more): it must stay below 08's 2^30.
+    def.beyond_limit = [](const course::Case& c) -> std::string {
+        int P = mgpu::team().size;
+        double most = msort::kReceiveSlack * double(c.n) / P;
+        if (P > msort::kMaxGpus) return "at most " + std::to_string(msort::kMaxGpus) + " GPUs";
+        if (most < double((uint64_t(1) << 30) - 1)) return "";
+        return "n=" + std::to_string(c.n) + " on " + std::to_string(P) + " GPUs: a GPU may receive " +
+               std::to_string(uint64_t(most)) + " keys, beyond the one-GPU sort's 2^30 - 1 (use more GPUs)";
+    };
+    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+        if (c.dtype == "uint32") return std::make_unique<msort::SortJob<uint32_t, false>>(o, c);
+        if (c.dtype == "int32") return std::make_unique<msort::SortJob<int32_t, false>>(o, c);
+        if (c.dtype == "float32") return std::make_unique<msort::SortJob<float, false>>(o, c);
+        if (c.dtype == "uint64") return std::make_unique<msort::SortJob<uint64_t, false>>(o, c);
+        if (c.dtype == "pairs") return std::make_unique<msort::SortJob<uint32_t, true>>(o, c);
+        throw course::UsageError("this version does not offer --type " + c.dtype);
+    });
+}
