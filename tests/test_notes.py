@@ -21,9 +21,9 @@ tests/, plot.py, the Makefile): no ../shared or seeds/ folder, no ../ that climb
 repository, no absolute /work, /tmp, /home, /root, /mnt path. The source posts are cited by title.
 Measured figures in code comments (the lessons' .cu/.cuh/.h and common/): a number followed by ms,
 us, GB/s, TB/s, % of copy (or of CUB/the library), or a ratio with decimals (1.03x), must be a value
-results/*.csv gives for that lesson (a time, bandwidth, % of copy or ratio of two versions of one
-case, rounded to 0-4 decimals) or appear in that lesson's TUNING.md (where it has its source);
-otherwise it is stale or invented.
+results/**/*.csv gives for that lesson (a median time in ms or us, a bandwidth, a % of copy, or the
+ratio of two versions' times on one case, rounded to 0-4 decimals) or appear in that lesson's
+TUNING.md (where it has its source); otherwise it is stale or invented.
 Files in PENDING (work in progress elsewhere) print TODO instead of FAIL for the header and figure
 checks, and say so when they pass (remove the entry then); nothing new can be added silently.
 
@@ -66,7 +66,7 @@ PENDING = {
         "lesson01_topk/01_seed_insertion.cu", "lesson01_topk/03_warp_select.cu", "lesson01_topk/05_radix_select.cu",
         "lesson01_topk/06_rowwise.cu",
         "lesson02_scan/03_blelloch_padded.cu", "lesson02_scan/04_scan_then_propagate.cu",
-        "lesson02_scan/05_reduce_then_scan.cu", "lesson02_scan/exercises/lookback_loop.cu",
+        "lesson02_scan/05_reduce_then_scan.cu",
         "lesson03_compact_spmv/compact_03_lookback.cu", "lesson03_compact_spmv/expand_02_merge_path.cu",
         "lesson03_compact_spmv/expand_04_head_scatter.cu", "lesson03_compact_spmv/spmv_03_segmented_scan.cu",
         "lesson03_compact_spmv/spmv_04_adaptive.cu", "lesson03_compact_spmv/spmv_05_merge_path.cu",
@@ -80,9 +80,9 @@ PENDING = {
     },
     "paths": {"lesson01_topk/README.md", "lesson04_sort/02_seed_shared_radix_merge.cu"},
     "figures": {
+        "lesson01_topk/05_radix_select.cu", "lesson01_topk/06_rowwise.cu",
         "lesson03_compact_spmv/spmv_04_adaptive.cu",
         "lesson04_sort/05_merge_path.cu", "lesson04_sort/08_radix_onesweep.cu",
-        "lesson05_histogram/06_cluster_dsmem.cu", "lesson05_histogram/wrong/run_aggregation_slowdown.cu",
     },
 }
 
@@ -172,9 +172,9 @@ def figure_pools(csv_paths, tuning):
                     ms, mn, g, c = (float(r[k]) for k in ("ms_median", "ms_min", "gbps", "copy_gbps"))
                 except (KeyError, ValueError):
                     continue
-                pool = pools.setdefault(r["lesson"][:2], {"time": set(), "bw": set(), "pct": set(), "ratio": set(), "any": set()})
-                for v in (ms, mn):
-                    pool["time"] |= rounded(v) | rounded(v * 1000)
+                pool = pools.setdefault(r["lesson"][:2], empty_pool())
+                pool["ms"] |= rounded(ms)
+                pool["us"] |= rounded(ms * 1000)
                 for v in (g, c):
                     pool["bw"] |= rounded(v) | rounded(v / 1000)
                 if c > 0:
@@ -188,13 +188,17 @@ def figure_pools(csv_paths, tuning):
                     pool["ratio"] |= rounded(a / b)
                     pool["pct"] |= rounded(100 * a / b)
     for num, text in tuning.items():
-        pool = pools.setdefault(num, {"time": set(), "bw": set(), "pct": set(), "ratio": set(), "any": set()})
+        pool = pools.setdefault(num, empty_pool())
         pool["any"] |= set(re.findall(r"\d+(?:\.\d+)?", text))
     return pools
 
 
+def empty_pool():
+    return {"ms": set(), "us": set(), "bw": set(), "pct": set(), "ratio": set(), "any": set()}
+
+
 def merged_pool(pools):
-    out = {"time": set(), "bw": set(), "pct": set(), "ratio": set(), "any": set()}
+    out = empty_pool()
     for p in pools.values():
         for k in out:
             out[k] |= p[k]
@@ -207,7 +211,8 @@ def stale_figures(text, pool):
     for i, c in comments(text):
         for m in FIGURE.finditer(c):
             num = m.group(1)
-            kind = "time" if m.group(2) else "bw" if m.group(3) else "pct" if m.group(4) else "ratio"
+            kind = ("ms" if m.group(2) == "ms" else "us") if m.group(2) else "bw" if m.group(3) else \
+                "pct" if m.group(4) else "ratio"
             if num not in pool[kind] and num not in pool["any"]:
                 found.append(f"line {i}: {m.group(0).strip()!r}")
     return found
@@ -377,7 +382,7 @@ def check_figures():
     for lesson in LESSONS:
         t = os.path.join(ROOT, lesson, "TUNING.md")
         tuning[lesson[6:8]] = open(t).read() if os.path.exists(t) else ""
-    pools = figure_pools(sorted(glob.glob(os.path.join(ROOT, "results", "*.csv"))), tuning)
+    pools = figure_pools(sorted(glob.glob(os.path.join(ROOT, "results", "**", "*.csv"), recursive=True)), tuning)
     everything = merged_pool(pools)
     files = repo_files(["lesson*/**/*.cu", "lesson*/**/*.cuh", "lesson*/**/*.h", "common/*.cuh", "common/*.h"])
     for f in files:
