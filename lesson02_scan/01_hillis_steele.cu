@@ -44,6 +44,8 @@ void scan_hillis_steele(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kin
 }
 
 int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "01_hillis_steele", scan_hillis_steele, nullptr,
-                            {kBlock, "one block, one element per thread"});
+    scan::Limits limits;
+    limits.max_n = kBlock;
+    limits.why = "one block, one element per thread";
+    return scan::run_lesson(argc, argv, "01_hillis_steele", scan_hillis_steele, nullptr, limits);
 }

@@ -46,6 +46,9 @@ void scan_blelloch(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind kin
 }
 
 int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "02_blelloch", scan_blelloch, nullptr,
-                            {kSlots, "one block of 1024 threads, two elements each", kSlots});
+    scan::Limits limits;
+    limits.max_n = kSlots;
+    limits.why = "one block of 1024 threads, two elements each";
+    limits.tile = kSlots;
+    return scan::run_lesson(argc, argv, "02_blelloch", scan_blelloch, nullptr, limits);
 }

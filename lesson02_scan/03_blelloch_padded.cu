@@ -71,6 +71,9 @@ int main(int argc, char** argv) {
         if (g_padding != "right" && g_padding != "gems" && g_padding != "none")
             throw course::UsageError("unknown --padding '" + g_padding + "' (choose right | gems | none)");
     };
-    return scan::run_lesson(argc, argv, "03_blelloch_padded", scan_blelloch_padded, nullptr,
-                            {kSlots, "one block of 1024 threads, two elements each", kSlots}, extras);
+    scan::Limits limits;
+    limits.max_n = kSlots;
+    limits.why = "one block of 1024 threads, two elements each";
+    limits.tile = kSlots;
+    return scan::run_lesson(argc, argv, "03_blelloch_padded", scan_blelloch_padded, nullptr, limits, extras);
 }

@@ -86,6 +86,7 @@ void scan_then_propagate(const int32_t* d_in, int32_t* d_out, size_t n, scan::Ki
 }
 
 int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "04_scan_then_propagate", scan_then_propagate, nullptr,
-                            {course::kMaxCount, "", kTile});
+    scan::Limits limits;
+    limits.tile = kTile;   // the battery tests n = tile - 1, tile, tile + 1
+    return scan::run_lesson(argc, argv, "04_scan_then_propagate", scan_then_propagate, nullptr, limits);
 }

@@ -166,6 +166,9 @@ private:
 
 // ---- the program ------------------------------------------------------------------------------
 
+// What a version can do, set field by field in its main (the defaults suit a multi-block scan):
+//   scan::Limits limits;
+//   limits.max_n = 1024;  limits.why = "one block of 1024 threads";  limits.tile = 1024;
 struct Limits {
     uint64_t max_n = course::kMaxCount;   // single-block versions state theirs
     const char* why = "";                 // e.g. "one block of 1024 threads"

@@ -14,8 +14,8 @@
 //  * tiles are numbered by an atomic counter in the order blocks *start*, not by blockIdx, so a
 //    tile only ever waits for tiles whose blocks are already running: no deadlock, whatever order
 //    the hardware schedules blocks in.
-// Used by the scan's best version, by compaction (lesson03) and by the one-sweep radix sort
-// (lesson04), which keeps one chain per digit.
+// Used by the scan's best version (06_decoupled_lookback.cu) and by compaction's
+// (compact_03_lookback.cu); the one-sweep radix sort (lesson04) keeps one such chain per digit.
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -40,7 +40,8 @@ struct State {
 };
 
 // Scratch for `words` status words plus the counter, zeroed before each launch (that memset is
-// the only extra pass: 8 bytes per tile, e.g. 512 KB for 2^28 int32 in 4096-element tiles).
+// the only extra pass: 8 bytes per tile, e.g. 26215 tiles of 10240 elements, about 210 KB, for
+// 2^28 elements in 06_decoupled_lookback).
 inline State prepare(int scratch_slot, size_t words, cudaStream_t stream = 0) {
     size_t bytes = (words + 1) * sizeof(unsigned long long);
     auto* base = static_cast<unsigned long long*>(course::scratch(scratch_slot, bytes));

@@ -1,5 +1,5 @@
-// lesson02_scan/tile.cuh — how a block of the fast scans (05_reduce_then_scan, and scan.cuh that
-// 06 and the other lessons use) holds a tile in registers and scans it with warp shuffles.
+// lesson02_scan/tile.cuh — how a block of the fast scans (05_reduce_then_scan and
+// 06_decoupled_lookback) holds a tile in registers and scans it with warp shuffles.
 //
 // Layout ("warp-striped vectors"): a warp owns 32 * 4 * VECS consecutive elements. Row j of the
 // warp is 128 consecutive elements; lane l holds elements 4l .. 4l+3 of each row as one 16-byte

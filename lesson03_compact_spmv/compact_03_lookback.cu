@@ -55,8 +55,14 @@ static_assert(size_t(kTile) * 4 + 64 <= 48 * 1024, "the staged tile must fit in 
 
 // kStageBarrier = false is the pitfall of wrong/compact_stage_no_barrier.cu (the barrier between
 // staging and copying out left out).
+// 8 blocks per SM asked of __launch_bounds__ caps the registers at 64 (7 blocks: 2 % slower).
+// 8 x 128 threads fit even a Turing SM (1024 threads); their shared memory (8 staged tiles) fits
+// Hopper's 228 KB an SM, on smaller GPUs fewer blocks are resident (--plan says how many bytes).
+constexpr int kMinBlocks = course::min_blocks_that_fit(8, kThreads);
+constexpr size_t kStaticSmem = sizeof(int32_t) * kTile + 64;   // the staged tile and the block's words
+
 template <bool kAligned, bool kStageBarrier = true>
-__global__ void __launch_bounds__(kThreads, 8)   // 8 blocks per SM: registers capped at 64
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
 lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* __restrict__ count,
                  size_t n, uint32_t pct, unsigned tiles, lookback::State st) {
     __shared__ unsigned s_tile;
@@ -162,13 +168,22 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
     for (; src < src_end; src += kThreads, dst += kThreads) *dst = *src;
 }
 
+// The launch: one block per tile of kTile elements, on any GPU. --plan prints compact_plan; the
+// launcher takes its grid from the same compact_grid.
+inline unsigned compact_grid(size_t n) { return course::blocks_for(n, kTile); }
+inline std::vector<course::KernelPlan> compact_plan(size_t n) {
+    return {{"lookback_compact", kThreads, 0, kMinBlocks, 1,
+             std::to_string(compact_grid(n)) + " blocks, one per tile of " + std::to_string(kTile) +
+                 " elements; " + std::to_string(kStaticSmem) + " B of static shared memory a block"}};
+}
+
 template <bool kStageBarrier = true>
 void compact_lookback(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t n, uint32_t pct) {
     if (n == 0) {
         CUDA_CHECK(cudaMemsetAsync(d_count, 0, sizeof(uint32_t)));
         return;
     }
-    unsigned tiles = course::blocks_for(n, kTile);
+    const unsigned tiles = compact_grid(n);
     lookback::State st = lookback::prepare(2, tiles);
     if (reinterpret_cast<uintptr_t>(d_in) % 16 == 0)
         lookback_compact<true, kStageBarrier><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
@@ -178,6 +193,8 @@ void compact_lookback(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, si
 }
 
 #ifndef COURSE_NO_MAIN   // wrong/compact_stage_no_barrier.cu includes this file for its kernel
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) { return compact_plan(c.n); });
+
 int main(int argc, char** argv) {
     compact::Limits lim;
     lim.huge_test = true;

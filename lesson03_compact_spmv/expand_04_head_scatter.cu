@@ -36,8 +36,9 @@ constexpr int kThreads = 256;
 constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) per block
 static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "the tile must fit in 48 KB of shared memory");
+constexpr int kMinBlocks = course::min_blocks_that_fit(6, kThreads);   // 4 on a Turing SM (1024 threads)
 
-__global__ void __launch_bounds__(kThreads, course::min_blocks_that_fit(6, kThreads))
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
 expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __restrict__ starts,
                 int32_t* __restrict__ out) {
     __shared__ int32_t s_out[kTile + kTile / 32];   // item number per output of this block (padded)
@@ -108,6 +109,19 @@ expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __res
     for (int k = threadIdx.x; k < na; k += kThreads) out[size_t(a0) + k] = s_out[padded(k)];
 }
 
+// --plan: the expand kernel's shape (its grid, blocks of kTile path steps, is group_starts'), with
+// the blocks per SM its compiled __launch_bounds__ asks for (clamped to the SM's threads).
+inline std::vector<course::KernelPlan> head_scatter_plan(uint64_t n, uint64_t total) {
+    const int min_blocks = std::min(kMinBlocks, course::device().threads_per_sm / kThreads);
+    const size_t smem = sizeof(int32_t) * (kTile + kTile / 32) + 8 * (kThreads / 32);
+    return {{"group_sums", expand::kSumThreads, 0, 0, 1, "one thread per 4 counts"},
+            {"group_partition_kernel", 256, 0, 0, 1, "one thread per block boundary"},
+            {"expand_by_heads", kThreads, 0, min_blocks, 1,
+             std::to_string(course::blocks_for(n + total, kTile)) + " blocks of " + std::to_string(kTile) +
+                 " path steps (at " + std::to_string(total) + " outputs); " + std::to_string(smem) +
+                 " B of static shared memory a block"}};
+}
+
 void expand_head_scatter(const int32_t* d_counts, size_t n, int32_t* d_out, size_t total) {
     if (n == 0 || total == 0) return;
     unsigned blocks = 0;
@@ -115,6 +129,9 @@ void expand_head_scatter(const int32_t* d_counts, size_t n, int32_t* d_out, size
     expand_by_heads<<<blocks, kThreads>>>(d_counts, n, starts, d_out);
     CUDA_CHECK_LAST();
 }
+
+// The plan at the uniform counts' mean of 4 outputs an item (the counts are not generated).
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) { return head_scatter_plan(c.n, 4 * c.n); });
 
 int main(int argc, char** argv) {
     expand::Limits lim;

@@ -216,6 +216,9 @@ inline HostCsr generate_matrix(const std::string& family, int64_t rows, int64_t 
     const int64_t cols = rows;
     const int64_t p = std::min<int64_t>(per_row, cols);
     const int64_t grid_w = std::max<int64_t>(1, int64_t(std::ceil(std::sqrt(double(rows)))));
+    // The row arrays (8-byte lengths, 4-byte offsets) are asked for before they are allocated: a huge
+    // --n on a small host is a one-line refusal, not std::bad_alloc. The nonzeros are checked below.
+    course::require_host_memory(12.0 * double(rows + 1));
     std::vector<int64_t> row_len(static_cast<size_t>(rows));
     course::parallel_for(size_t(rows), [&](size_t r) {
         int64_t i = int64_t(r), L = 0;

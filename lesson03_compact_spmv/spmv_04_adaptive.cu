@@ -189,24 +189,39 @@ adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__
     }
 }
 
+// The launch: the group width W from the mean row length, one block per 256 / W groups of rows.
+// --plan prints adaptive_plan; the launcher uses the same group_width and adaptive_grid.
+// W: the smallest power of two (1 .. 16) whose kChunks chunks per lane cover twice the mean row
+// length: with the defaults (2 chunks) 16 entries a row give W = 4, one aligned chunk per lane,
+// and every row of up to 29 entries, however aligned, stays in the short bin.
+inline int group_width(double mean) {
+    int w = 1;
+    while (w < 16 && double(w) * kChunks * kVec < 2.0 * mean) w *= 2;
+    return w;
+}
+template <class T>
+unsigned adaptive_grid(uint64_t rows, int w) { return course::blocks_for(rows, uint64_t(kBlock / w * kRowsPerGroup<T>)); }
+
+template <class T>
+std::vector<course::KernelPlan> adaptive_plan(uint64_t rows, double mean) {
+    const int w = group_width(mean);
+    // The blocks per SM the compiled __launch_bounds__ asks for, clamped to the SM's threads.
+    const int min_blocks = std::min(kMinBlocks<T>, course::device().threads_per_sm / kBlock);
+    return {{"adaptive_spmv", kBlock, 0, min_blocks, 1,
+             "W=" + std::to_string(w) + " lanes a short row; " + std::to_string(adaptive_grid<T>(rows, w)) + " blocks"}};
+}
+
 template <int W, class T>
 void launch(const spmv::Csr<T>& A, const T* x, T* y) {
     static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0 && kBlock % W == 0, "W: a power of two <= 32");
-    const unsigned blocks = course::blocks_for(A.rows, kBlock / W * kRowsPerGroup<T>);
-    adaptive_spmv<W, T><<<blocks, kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
+    adaptive_spmv<W, T><<<adaptive_grid<T>(uint64_t(A.rows), W), kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();
 }
 
 template <class T>
 void spmv_adaptive(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
-    // Group width: the smallest power of two (1 .. 16) whose kChunks chunks per lane cover twice
-    // the mean row length: with the defaults (2 chunks) 16 entries a row give W = 4, one aligned
-    // chunk per lane, and every row of up to 29 entries, however aligned, stays in the short bin.
-    const double mean = double(A.nnz) / double(A.rows);
-    int w = 1;
-    while (w < 16 && double(w) * kChunks * kVec < 2.0 * mean) w *= 2;
-    switch (w) {
+    switch (group_width(double(A.nnz) / double(A.rows))) {
         case 1: launch<1>(A, x, y); break;
         case 2: launch<2>(A, x, y); break;
         case 4: launch<4>(A, x, y); break;
@@ -215,6 +230,11 @@ void spmv_adaptive(const spmv::Csr<T>& A, const T* x, T* y) {
         default: launch<32>(A, x, y); break;
     }
 }
+
+// --plan: for the requested rows at the requested nonzeros per row (the matrix is not built).
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
+    return c.dtype == "float64" ? adaptive_plan<double>(c.n, double(c.param)) : adaptive_plan<float>(c.n, double(c.param));
+});
 
 int main(int argc, char** argv) {
     return spmv::run_lesson(argc, argv, "spmv_04_adaptive", spmv_adaptive<float>, spmv_adaptive<double>);

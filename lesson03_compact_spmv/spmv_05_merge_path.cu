@@ -244,19 +244,49 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     }
 }
 
+// The launch, from rows + nnz alone: one block per tile, and kSearchLanes lanes per tile boundary
+// for the partition. --plan prints merge_path_plan; the launcher uses the same merge_path_grids.
+constexpr int kPartitionBlock = 256;   // 256 / kSearchLanes boundaries per block
+struct MergePathGrids {
+    unsigned tiles = 0, partition_blocks = 0;
+};
+template <class T>
+MergePathGrids merge_path_grids(uint64_t rows, uint64_t nnz) {
+    MergePathGrids g;
+    g.tiles = course::blocks_for(rows + nnz, kTile<T>);
+    g.partition_blocks = course::blocks_for((uint64_t(g.tiles) + 1) * kSearchLanes, kPartitionBlock);
+    return g;
+}
+template <class T>
+std::vector<course::KernelPlan> merge_path_plan(uint64_t rows, uint64_t nnz) {
+    const MergePathGrids g = merge_path_grids<T>(rows, nnz);
+    // The blocks per SM that the compiled __launch_bounds__ asks for: kMinBlocks, clamped to the
+    // SM's threads (4 on a Turing SM).
+    const int min_blocks = std::min(kMinBlocks, course::device().threads_per_sm / kBlock);
+    const size_t smem = sizeof(int) * (kTile<T> + 1) + sizeof(T) * (2 * kTile<T> + 2);
+    return {{"partition_tiles", kPartitionBlock, 0, 0, 1,
+             std::to_string(g.partition_blocks) + " blocks, " + std::to_string(kSearchLanes) + " lanes a tile boundary"},
+            {"merge_path_spmv", kBlock, 0, min_blocks, 1,
+             std::to_string(g.tiles) + " blocks, one per tile of " + std::to_string(kTile<T>) + " merge items; " +
+                 std::to_string(smem) + " B of static shared memory a block"}};
+}
+
 template <class T>
 void spmv_merge_path(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
-    const uint64_t total = uint64_t(A.rows) + uint64_t(A.nnz);
-    const unsigned tiles = course::blocks_for(total, kTile<T>);
-    int* tile_row = course::scratch_as<int>(0, size_t(tiles) + 1);
-    constexpr int kPartitionBlock = 256;   // 256 / kSearchLanes boundaries per block
-    partition_tiles<T><<<course::blocks_for((uint64_t(tiles) + 1) * kSearchLanes, kPartitionBlock), kPartitionBlock>>>(
-        A.rows, A.nnz, kTile<T>, int(tiles) + 1, A.row_ptr, tile_row, y);
+    const MergePathGrids g = merge_path_grids<T>(uint64_t(A.rows), uint64_t(A.nnz));
+    int* tile_row = course::scratch_as<int>(0, size_t(g.tiles) + 1);
+    partition_tiles<T><<<g.partition_blocks, kPartitionBlock>>>(A.rows, A.nnz, kTile<T>, int(g.tiles) + 1, A.row_ptr,
+                                                                tile_row, y);
     CUDA_CHECK_LAST();
-    merge_path_spmv<T><<<tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
+    merge_path_spmv<T><<<g.tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
     CUDA_CHECK_LAST();
 }
+
+// --plan: the grids for the requested rows at the requested nonzeros per row (the matrix is not built).
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
+    return c.dtype == "float64" ? merge_path_plan<double>(c.n, c.n * c.param) : merge_path_plan<float>(c.n, c.n * c.param);
+});
 
 int main(int argc, char** argv) {
     return spmv::run_lesson(argc, argv, "spmv_05_merge_path", spmv_merge_path<float>, spmv_merge_path<double>);

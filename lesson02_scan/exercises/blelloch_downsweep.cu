@@ -57,6 +57,9 @@ void scan_exercise(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind kin
 }
 
 int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "blelloch_downsweep", scan_exercise, nullptr,
-                            {kSlots, "one block of 1024 threads, two elements each", kSlots});
+    scan::Limits limits;
+    limits.max_n = kSlots;
+    limits.why = "one block of 1024 threads, two elements each";
+    limits.tile = kSlots;
+    return scan::run_lesson(argc, argv, "blelloch_downsweep", scan_exercise, nullptr, limits);
 }

@@ -1,9 +1,9 @@
 // exercises/exclusive_from_inclusive — turn an inclusive scan into an exclusive one.
 //
 // The launcher below already computes the INCLUSIVE scan with the lesson's best kernel
-// (scan::device_scan from scan.cuh). For --exclusive 1 it writes the inclusive scan into a
-// scratch buffer and calls `exclusive_from_inclusive`, whose body is missing: until you write it,
-// every exclusive case of the battery fails (the output stays poisoned).
+// (scan::device_scan of 06_decoupled_lookback.cu, through scan.cuh). For --exclusive 1 it writes
+// the inclusive scan into a scratch buffer and calls `exclusive_from_inclusive`, whose body is
+// missing: until you write it, every exclusive case of the battery fails (the output stays poisoned).
 //
 // TODO: write the kernel body so that out[i] is the exclusive prefix:
 //   out[0] = 0,  out[i] = inclusive[i - 1]  for 0 < i < n.

@@ -65,6 +65,9 @@ void scan_two_levels(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind k
 }
 
 int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "block_sums_half_shared", scan_two_levels, nullptr,
-                            {uint64_t(kTile) * kTile, "two levels of 2048-element tiles", kTile});
+    scan::Limits limits;
+    limits.max_n = uint64_t(kTile) * kTile;
+    limits.why = "two levels of 2048-element tiles";
+    limits.tile = kTile;
+    return scan::run_lesson(argc, argv, "block_sums_half_shared", scan_two_levels, nullptr, limits);
 }

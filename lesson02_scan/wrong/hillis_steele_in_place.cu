@@ -35,6 +35,9 @@ void scan_in_place(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind kin
 }
 
 int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "hillis_steele_in_place", scan_in_place, nullptr,
-                            {kBlock, "one block, one element per thread", kBlock});
+    scan::Limits limits;
+    limits.max_n = kBlock;
+    limits.why = "one block, one element per thread";
+    limits.tile = kBlock;
+    return scan::run_lesson(argc, argv, "hillis_steele_in_place", scan_in_place, nullptr, limits);
 }

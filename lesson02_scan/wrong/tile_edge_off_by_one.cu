@@ -64,6 +64,7 @@ void scan_off_by_one(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind k
 }
 
 int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "tile_edge_off_by_one", scan_off_by_one, nullptr,
-                            {course::kMaxCount, "", kTile});
+    scan::Limits limits;
+    limits.tile = kTile;   // the battery tests n = tile - 1, tile, tile + 1
+    return scan::run_lesson(argc, argv, "tile_edge_off_by_one", scan_off_by_one, nullptr, limits);
 }
