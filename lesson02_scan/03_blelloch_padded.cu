@@ -1,33 +1,21 @@
 // 03_blelloch_padded — the same Blelloch tree, with shared memory padded against bank conflicts.
 //
-// Build alone:  nvcc -O3 -arch=native -o padded 03_blelloch_padded.cu
-// Run:          ./padded --n 2048 --padding right       ./padded --test
-//
-// What changed since 02_blelloch: only where slot i lives in shared memory. Shared memory has 32
-// banks of 4-byte words (word w is in bank w % 32); a warp's access takes one pass per distinct
-// word in the busiest bank. In the tree, level d has the threads of a warp touching slots
-// 2^(d+1) apart: at stride 32 and beyond all 32 lanes hit ONE bank, a 32-way conflict that costs
-// 32 passes instead of 1. Padding stores slot i at i + i/32 + i/1024 (RightPadding in
-// blelloch.cuh): one unused word after every 32 shifts each group of 32 slots by one bank, so
-// slots 32 apart land in different banks.
-// Cost model: the same bytes, additions and 25 barriers as 02; far fewer shared-memory passes.
-// For one block of 2048 elements the kernel is mostly launch latency and barriers, so expect the
-// time to move little; the point is what the profiler counts (see README, "profiling"):
-//   ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
-//                 l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum ./padded --n 2048 --reps 1 --padding none|gems|right
-//
-// --padding picks the mapping, so ncu can compare three runs of the same program:
+// What changed since 02_blelloch: only where slot i lives in shared memory. A warp's access takes
+// one pass per distinct word in the busiest of the 32 banks; at tree strides of 32 and beyond all
+// 32 lanes hit ONE bank (32 passes instead of 1). RightPadding (blelloch.cuh) stores slot i at
+// i + i/32 + i/1024, so slots 32 apart land in different banks.
+// --padding picks the mapping, so ncu can compare three runs of one program (README, "Profiling"):
 //   none   slot i at i (02's layout)
-//   gems   the GPU Gems 3 macro as usually copied:
-//            #define CONFLICT_FREE_OFFSET(n) ((n) >> LOG_NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS))
-//          Operator precedence: `+` binds tighter than `>>`, so this is
-//            ((n) >> (LOG_NUM_BANKS + (n))) >> (2 * LOG_NUM_BANKS)  ==  0 for every n
-//          (a shift by more than the width; C++ calls a shift count >= 32 undefined, the GPU
-//          clamps it). The "padded" kernel pads nothing: the same conflicts as none.
-//   right  with the parentheses it needs:  ((n) >> LOG_NUM_BANKS) + ((n) >> (2 * LOG_NUM_BANKS))
-// All three are correct scans (padding only moves slots); only the conflict counts differ.
+//   gems   GPU Gems 3's macro as usually copied, ((n) >> LOG_NUM_BANKS + (n) >> (2 * LOG_NUM_BANKS)):
+//          `+` binds tighter than `>>`, so it shifts by more than the width: 0, no padding at all
+//   right  with the parentheses it needs: ((n) >> LOG_NUM_BANKS) + ((n) >> (2 * LOG_NUM_BANKS))
+// All three are correct scans; only the conflict counts differ. Cost model: the bytes, additions
+// and 25 barriers of 02; one block of 2048 elements is mostly launch latency and barriers, so the
+// time moves little: what changes is what the profiler counts.
 // Limit: one block, n <= 2048.
 //
+// Build alone:  nvcc -O3 -arch=native -o padded 03_blelloch_padded.cu
+// Run:          ./padded --n 2048 --padding right       ./padded --test
 #include "blelloch.cuh"
 #include "lesson.cuh"
 

