@@ -63,10 +63,6 @@ FIGURE = re.compile(r"(?<![\w.^/-])(\d+(?:\.\d+)?)(?:\s*(ms|us|µs)\b|\s*(GB/s|T
 # its file passes (the run prints 'passes now: remove it'). Add none: fix the file instead.
 PENDING = {
     "header": {
-        "lesson01_topk/01_seed_insertion.cu", "lesson01_topk/03_warp_select.cu", "lesson01_topk/05_radix_select.cu",
-        "lesson01_topk/06_rowwise.cu",
-        "lesson02_scan/03_blelloch_padded.cu", "lesson02_scan/04_scan_then_propagate.cu",
-        "lesson02_scan/05_reduce_then_scan.cu",
         "lesson03_compact_spmv/compact_03_lookback.cu", "lesson03_compact_spmv/expand_02_merge_path.cu",
         "lesson03_compact_spmv/expand_04_head_scatter.cu", "lesson03_compact_spmv/spmv_03_segmented_scan.cu",
         "lesson03_compact_spmv/spmv_04_adaptive.cu", "lesson03_compact_spmv/spmv_05_merge_path.cu",
@@ -81,8 +77,6 @@ PENDING = {
     "paths": {"lesson01_topk/README.md", "lesson04_sort/02_seed_shared_radix_merge.cu"},
     "figures": {
         "lesson01_topk/05_radix_select.cu", "lesson01_topk/06_rowwise.cu",
-        "lesson03_compact_spmv/spmv_04_adaptive.cu",
-        "lesson04_sort/05_merge_path.cu", "lesson04_sort/08_radix_onesweep.cu",
     },
 }
 
@@ -189,7 +183,8 @@ def figure_pools(csv_paths, tuning):
                     pool["pct"] |= rounded(100 * a / b)
     for num, text in tuning.items():
         pool = pools.setdefault(num, empty_pool())
-        pool["any"] |= set(re.findall(r"\d+(?:\.\d+)?", text))
+        for x in re.findall(r"\d+(?:\.\d+)?", text):   # as written, or rounded to fewer decimals
+            pool["any"] |= {x} | ({f"{float(x):.{d}f}" for d in range(len(x.split(".")[1]))} if "." in x else set())
     return pools
 
 
