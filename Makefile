@@ -57,11 +57,14 @@ $(shell mkdir -p $(BUILD) && { [ "$$(cat $(FLAGS_STAMP) 2>/dev/null)" = "$(FLAGS
 
 # ptxas says "... will be ignored" when a __launch_bounds__ minimum or a resource request cannot be
 # met on the architecture being built (e.g. 4 x 512 threads on a 1024-thread sm_75 SM): that plan
-# is wrong for that GPU, so the build fails instead of warning.
-COMPILE = $(NVCC) $(ALLFLAGS) -MMD -MP -o $@ $< $(1) 2> $@.log; rc=$$?; cat $@.log >&2; \
-	if [ $$rc -eq 0 ] && grep -qi "ptxas.*warning.*ignored" $@.log; then \
+# is wrong for that GPU, so the build fails instead of warning. ptxas's resource report (registers
+# and static shared memory of every kernel, per architecture) is kept beside each program as
+# <program>.res: tests/test_plans.py checks every launch plan against it.
+COMPILE = $(NVCC) $(ALLFLAGS) --resource-usage -MMD -MP -o $@ $< $(1) > $@.res 2>&1; rc=$$?; \
+	grep -v -e "^ptxas info" -e "bytes stack frame" $@.res >&2; \
+	if [ $$rc -eq 0 ] && grep -qi "ptxas.*warning.*ignored" $@.res; then \
 	  echo "error: $<: ptxas ignored a launch bound or resource request (above): fix the plan for that architecture" >&2; \
-	  rm -f $@; exit 1; fi; rm -f $@.log; exit $$rc
+	  rm -f $@; exit 1; fi; exit $$rc
 
 # One rule for every program: the lesson folder's headers are dependencies through -MMD.
 $(BUILD)/%: %.cu $(FLAGS_STAMP)

@@ -68,13 +68,16 @@ inline int print_plan(const LessonDef& def, const Options& o, const Case& c) {
     std::printf("%s/%s plan on %s (sm_%d%d, %d SMs, %zu B shared a block, %zu B an SM, %s)\n",
                 def.lesson.c_str(), def.version.c_str(), d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count,
                 d.max_smem_optin, d.smem_per_sm, d.clusters ? "clusters" : "no clusters");
+    std::printf("limits cc=%d sms=%d smem_block=%zu smem_sm=%zu threads_sm=%d blocks_sm=%d regs_sm=%d clusters=%d\n",
+                d.cc(), d.sm_count, d.max_smem_optin, d.smem_per_sm, d.threads_per_sm, d.blocks_per_sm, d.regs_per_sm,
+                d.clusters ? 1 : 0);
     if (!registered_plan()) {
         std::printf("plan: fixed (no choice depends on the GPU)\n");
         return kExitPass;
     }
     for (const KernelPlan& k : registered_plan()(o, c))
-        std::printf("plan kernel=%s threads=%d dyn_smem=%zu blocks_per_sm=%d cluster=%d  # %s\n", k.kernel.c_str(),
-                    k.threads, k.dyn_smem, k.blocks_per_sm, k.cluster, k.note.c_str());
+        std::printf("plan threads=%d dyn_smem=%zu blocks_per_sm=%d cluster=%d kernel=\"%s\"  # %s\n", k.threads,
+                    k.dyn_smem, k.blocks_per_sm, k.cluster, k.kernel.c_str(), k.note.c_str());
     return kExitPass;
 }
 

@@ -518,16 +518,19 @@ PassPlan pass_plan() {
     return {half, smem, std::min(kWant, fit)};
 }
 std::vector<course::KernelPlan> plan_for(const course::Options&, const course::Case& c) {
-    auto line = [](PassPlan p, const char* what) {
-        return course::KernelPlan{"onesweep_pass", kBlock, p.smem, p.blocks_per_sm, 1,
+    // The kernel as ptxas names it (a pattern over the signature: tests/test_plans.py checks its registers).
+    auto line = [](PassPlan p, const char* u, bool pairs, const char* what) {
+        return course::KernelPlan{std::string("onesweep_pass<*, ") + u + ", *, *, " + (pairs ? "true" : "false") + ", " +
+                                      (p.half ? "true" : "false") + ", *>",
+                                  kBlock, p.smem, p.blocks_per_sm, 1,
                                   std::string(what) + (p.half ? ", 4096-key tiles" : ", 8192-key tiles")};
     };
     const course::DeviceInfo& d = course::device();
     std::vector<course::KernelPlan> plan = {
         {"all_pass_histograms", kHistBlock, 0, 0, 1, "grid " + std::to_string(d.sm_count * 8) + " blocks at most"}};
-    if (c.dtype == "uint64") plan.push_back(line(pass_plan<uint64_t, false>(), "64-bit keys"));
-    else if (c.dtype == "pairs") plan.push_back(line(pass_plan<uint32_t, true>(), "pairs"));
-    else plan.push_back(line(pass_plan<uint32_t, false>(), "32-bit keys"));
+    if (c.dtype == "uint64") plan.push_back(line(pass_plan<uint64_t, false>(), "unsigned long", false, "64-bit keys"));
+    else if (c.dtype == "pairs") plan.push_back(line(pass_plan<uint32_t, true>(), "unsigned int", true, "pairs"));
+    else plan.push_back(line(pass_plan<uint32_t, false>(), "unsigned int", false, "32-bit keys"));
     return plan;
 }
 static course::PlanHook plan_hook(plan_for);

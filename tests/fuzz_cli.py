@@ -30,7 +30,9 @@ PROGRAMS = ["lesson01_topk/05_radix_select", "lesson02_scan/06_decoupled_lookbac
 VALUES = ["1", "0", "7", "1000000", "1<<24", "2^24", "16M", "3K", "1G", "2^40", "2^41", "1<<63", "1<<64",
           "-1", "-0", "+5", "0x10", "1e6", "1.5", "", " ", "abc", "99999999999999999999999", "2^", "<<",
           "uniform", "sorted", "equal", "zipf", "powerlaw", "banded", "int32", "uint32", "float32", "float64",
-          "uint8", "text", "--n", "-", "--", "\udcff\udcfe", "nan", "inf", "1,000"]
+          "uint8", "text", "--n", "-", "--", "\udcff\udcfe", "nan", "inf", "1,000",
+          # powers whose loop once ran for minutes (1^e, 0^e with a huge e), and their neighbours
+          "1^9999999999999999999", "0^9999999999999999999", "2^9999999999999999999", "0^0", "1^0", "7^22", "2^40"]
 
 
 def options_of(exe):
@@ -49,8 +51,10 @@ def vector(rng, opts, files):
             if rng.random() < 0.9:
                 args.append(rng.choice(VALUES + files) if rng.random() < 0.85 else
                             "".join(chr(rng.randint(1, 0x2FF)) for _ in range(rng.randint(1, 12))))
-        elif r < 0.85:
-            args.append(rng.choice(["--help", "--test", "--sweep", "--quick", "-n", "--n=5", "---n", "--N", "n"]))
+        elif r < 0.80:
+            args.append(rng.choice(["--help", "--test", "--sweep", "--quick", "--plan", "-n", "--n=5", "---n", "--N", "n"]))
+        elif r < 0.88:   # the --flag=value form of any option, flags included (--test=0 must not mean --test)
+            args.append(rng.choice(opts + ["--test", "--sweep", "--quick", "--plan"]) + "=" + rng.choice(VALUES))
         else:
             args.append(rng.choice(VALUES))
     return args

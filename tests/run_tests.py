@@ -39,6 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LESSONS = ["lesson01_topk", "lesson02_scan", "lesson03_compact_spmv", "lesson04_sort", "lesson05_histogram"]
 EXIT_NO_DEVICE = 77
 
+PROFILE = None   # --profile: the GPU the programs play (COURSE_GPU_PROFILE)
 _lock = threading.Lock()
 results = {"passed": 0, "failed": 0, "skipped": 0}
 
@@ -71,7 +72,7 @@ def programs(build, kind):
     """Built programs of one kind: 'version', 'wrong' or 'exercise'."""
     found = []
     for lesson in LESSONS:
-        sub = {"version": "", "wrong": "wrong", "exercise": "exercises"}[kind]
+        sub = {"version": "", "wrong": "wrong", "exercise": "exercises", "intro": "intro"}[kind]
         src_dir = os.path.join(ROOT, lesson, sub)
         if not os.path.isdir(src_dir):
             continue
@@ -124,7 +125,27 @@ BAD_ARGS = [
     (["--seed", "-1"], "negative seed"),
     (["--test", "--sweep"], "two modes at once"),
     (["--input", "x.npy", "--n", "5"], "--input with --n"),
+    (["--n", "2^9999999999999999999"], "a power past the limit"),
+    (["--test=0"], "a value given to a flag"),
+    (["--sweep=false"], "a value given to a flag"),
+    (["--quick=no"], "a value given to a flag"),
+    (["--plan", "--test"], "--plan with a mode"),
 ]
+
+# Programs that need an optional dependency (common/optional.mk): where it was not found they are
+# not built, and their tests are skipped with the reason, never failed.
+OPTIONAL = [(re.compile(r"multi_gpu\.cu$"), "needs NCCL (python3 -m pip install nvidia-nccl-cu13)"),
+            (re.compile(r"/00_cub_\w*topk(_rows)?\.cu$"), "needs CCCL 3.2+ headers (python3 -m pip install nvidia-cuda-cccl)")]
+
+
+def optional_missing(src, exe):
+    """The reason an optional program was not built, or None (built, or not optional)."""
+    if os.path.exists(exe):
+        return None
+    for pattern, why in OPTIONAL:
+        if pattern.search(src):
+            return why
+    return None
 
 
 def check_usage_error(name, exe, args, what):
@@ -138,11 +159,15 @@ def check_usage_error(name, exe, args, what):
 
 
 def cli_tests(build):
-    everything = programs(build, "version") + programs(build, "wrong") + programs(build, "exercise")
+    everything = programs(build, "version") + programs(build, "wrong") + programs(build, "exercise") + \
+        programs(build, "intro")
     if not everything:
         report("FAIL", "cli", "no programs built")
         return
     for src, exe in everything:
+        if optional_missing(src, exe):
+            report("SKIP", f"build {src}", optional_missing(src, exe))
+            continue
         if not os.path.exists(exe):
             report("FAIL", f"build {src}", "program missing: did make fail?")
             continue
@@ -308,6 +333,12 @@ def fuzz_tests(build, tmp):
            "" if ok else tail(out + err, 8))
 
 
+def plan_tests(build):
+    """Every launch plan, evaluated for every GPU profile against its limits (tests/test_plans.py)."""
+    sub_suite([sys.executable, os.path.join(ROOT, "tests", "test_plans.py"), "--build", build],
+              "launch plans against the limits of every GPU profile", "plans: ", 6, timeout=600)
+
+
 def notes_tests():
     """The shape a reader sees: learner-only notes, version files with their own kernels, no knobs."""
     sub_suite([sys.executable, os.path.join(ROOT, "tests", "test_notes.py")], "notes and version files", "notes: ", 6,
@@ -399,9 +430,65 @@ def gpu_jobs(build, quick, grade, has_sanitizer):
                 jobs.append(("built", src, None, None, exe))
             else:
                 jobs.append(("bad-tag", src, None, None, exe))
+        for src, exe in programs(build, "intro"):
+            jobs.append(("intro", src, [exe], 0, exe))
     for src, exe in programs(build, "exercise"):
-        jobs.append(("exercise", src, [exe, "--test", "--quick"], 0 if grade else 1, exe))
+        if grade:
+            jobs.append(("exercise", src, [exe, "--test", "--quick"], 0, exe))
+        elif skeleton_state(src) == "pristine":
+            jobs.append(("exercise", src, [exe, "--test", "--quick"], 1, exe))
+        else:   # a student's work in progress: graded by `make grade EX=...`, not by make test
+            jobs.append(("skip", src, None, f"changed from its skeleton: make grade EX={os.path.basename(src)[:-3]} grades it", exe))
     return jobs
+
+
+# The exercises as handed out: make test expects an unfinished skeleton to fail its checker, but
+# only while it is unchanged (its SHA-256 is in this list), so a student's solved exercise never
+# turns make test red. tests/run_tests.py --update-skeletons rewrites the list; in CI a skeleton
+# that differs from the list fails (whoever edits a skeleton updates the list in the same commit).
+SKELETONS = os.path.join(ROOT, "tests", "exercise_skeletons.txt")
+
+
+def skeleton_hashes():
+    known = {}
+    if os.path.exists(SKELETONS):
+        for line in open(SKELETONS):
+            if line.strip() and not line.startswith("#"):
+                digest, path = line.split()
+                known[path] = digest
+    return known
+
+
+def sha256_of(src):
+    import hashlib
+    with open(os.path.join(ROOT, src), "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def skeleton_state(src):
+    return "pristine" if skeleton_hashes().get(src) == sha256_of(src) else "changed"
+
+
+def update_skeletons():
+    srcs = sorted(glob.glob(os.path.join(ROOT, "lesson*", "exercises", "*.cu")))
+    with open(SKELETONS, "w") as f:
+        f.write("# SHA-256 of each exercise skeleton as handed out (tests/run_tests.py --update-skeletons)\n")
+        for path in srcs:
+            rel = os.path.relpath(path, ROOT)
+            f.write(f"{sha256_of(rel)} {rel}\n")
+    print(f"wrote {len(srcs)} skeleton hashes to {os.path.relpath(SKELETONS, ROOT)}")
+
+
+def skeleton_tests():
+    """In CI the skeletons must be the handed-out ones (the list is kept up to date)."""
+    srcs = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "lesson*", "exercises", "*.cu")))
+    changed = [s for s in srcs if skeleton_state(s) != "pristine"]
+    if not changed:
+        report("PASS", f"exercise skeletons match tests/exercise_skeletons.txt ({len(srcs)})")
+    elif os.environ.get("CI"):
+        report("FAIL", "exercise skeletons", "changed without tests/run_tests.py --update-skeletons: " + ", ".join(changed))
+    else:
+        report("SKIP", "exercise skeletons", "changed here (your work?): " + ", ".join(changed))
 
 
 def run_gpu_job(build, job):
@@ -415,17 +502,25 @@ def run_gpu_job(build, job):
     if kind == "built":
         report("PASS" if os.path.exists(exe) else "FAIL", f"build {src} (performance pitfall, not run)")
         return
+    if optional_missing(src, exe):
+        report("SKIP", f"gpu {src}", optional_missing(src, exe))
+        return
     if not os.path.exists(exe):
         report("FAIL", f"gpu {src}", "program missing: did make fail?")
         return
     start = time.time()
     rc, out, err = run(cmd, timeout=900)
     secs = time.time() - start
-    label = {"version": "battery", "wrong": "caught", "exercise": "unfinished fails"}[kind]
+    label = {"version": "battery", "wrong": "caught", "exercise": "unfinished fails", "intro": "runs"}[kind]
+    if PROFILE and kind in ("version", "intro"):
+        label += f" as {PROFILE}"
     if kind == "exercise" and want == 0:
         label = "graded"
     if rc == EXIT_NO_DEVICE:
         report("SKIP", f"gpu {src} {label}", "no CUDA device")
+    elif PROFILE and rc == 2 and len([l for l in err.splitlines() if l.strip()]) == 1:
+        # Under a smaller GPU's profile a version may refuse what that GPU cannot run: one line.
+        report("PASS", f"gpu {src} {label}: refused in one line: {err.strip()[:160]}")
     elif rc == want:
         summary = re.findall(r"(\d+ passed, \d+ failed.*)$", out, re.M)
         report("PASS", f"gpu {src} {label} ({secs:.0f} s{', ' + summary[-1] if summary and kind == 'version' else ''})")
@@ -491,7 +586,17 @@ def main():
                     help="GPU test programs run at once (default 3, or $TEST_JOBS)")
     ap.add_argument("--only", help="GPU part: only programs whose source path matches this regular expression")
     ap.add_argument("--gpu-only", action="store_true", help="skip the host part")
+    ap.add_argument("--profile", help="GPU part as another GPU: COURSE_GPU_PROFILE for every program (t4, a100, l4, ...); "
+                    "versions and the first program only, a one-line refusal (exit 2) counts as handled")
+    ap.add_argument("--update-skeletons", action="store_true", help="record the exercises as handed out, and stop")
     args = ap.parse_args()
+    if args.update_skeletons:
+        update_skeletons()
+        return 0
+    global PROFILE
+    if args.profile:
+        PROFILE = args.profile
+        os.environ["COURSE_GPU_PROFILE"] = args.profile
     build = os.path.abspath(args.build)
     tmp = tempfile.mkdtemp(prefix="course-tests-")
     try:
@@ -502,6 +607,8 @@ def main():
             npy_file_tests(build, tmp)
             plot_tests(tmp)
             notes_tests()
+            skeleton_tests()
+            plan_tests(build)
             script_tests(tmp)
             matrix_script_tests(build, tmp)
             fuzz_tests(build, tmp)
@@ -510,6 +617,8 @@ def main():
         jobs = gpu_jobs(build, args.quick, args.grade, shutil.which("compute-sanitizer") is not None)
         if args.only:
             jobs = [j for j in jobs if re.search(args.only, j[1])]
+        if PROFILE:   # the portability step: every version's battery as that GPU
+            jobs = [j for j in jobs if j[0] in ("version", "intro")]
         if not has_gpu:
             if gpu_visible():   # a GPU machine where nothing ran is a failure, not a skip
                 report("FAIL", "gpu part", f"nvidia-smi sees a GPU but the GPU tests cannot run: {why}")
@@ -520,7 +629,7 @@ def main():
         else:
             with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
                 list(pool.map(lambda j: run_gpu_job(build, j), jobs))
-            if not args.grade and not args.only:
+            if not args.grade and not args.only and not PROFILE:
                 gpu_extras(build, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
