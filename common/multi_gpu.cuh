@@ -18,11 +18,13 @@
 #pragma once
 #include <nccl.h>
 #include <csignal>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.cuh"
+#include "slices.h"
 
 namespace mgpu {
 
@@ -81,17 +83,30 @@ inline int count_gpus() {
     return c;
 }
 
-inline std::vector<pid_t>& children() { static std::vector<pid_t> c; return c; }
-inline volatile sig_atomic_t& finishing() { static volatile sig_atomic_t f = 0; return f; }
+// Rank 0's view of the other ranks, fixed-size so that the SIGCHLD handler may touch it. `done`
+// lives in memory shared with the ranks (mapped before the fork): a rank sets its flag just before
+// it exits normally, so rank 0 can tell a finished rank from one that died mid-job.
+constexpr int kMaxRanks = 64;
+struct Ranks {
+    pid_t pid[kMaxRanks] = {};              // 0: not started, or already reaped
+    volatile sig_atomic_t code[kMaxRanks] = {};
+    volatile sig_atomic_t* done = nullptr;  // shared with the ranks
+    volatile sig_atomic_t finishing = 0;    // rank 0 reaps the others itself from here on
+};
+inline Ranks& ranks() { static Ranks r; return r; }
 
-// Rank 0: a rank that ends early (a CUDA error, a crash) ends the job with its status.
+// Rank 0: a rank that exits before it finished (a CUDA error, a crash) ends the whole job with
+// its status; one that finished is only reaped (its status kept for finish_team).
 inline void on_child_exit(int) {
-    if (finishing()) return;
+    Ranks& rk = ranks();
     int st = 0;
     pid_t p;
-    while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+    while (!rk.finishing && (p = waitpid(-1, &st, WNOHANG)) > 0) {
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
-        for (pid_t c : children()) if (c != p) kill(c, SIGKILL);
+        int r = 1;
+        while (r < kMaxRanks && rk.pid[r] != p) ++r;
+        if (r < kMaxRanks && rk.done[r]) { rk.code[r] = code; rk.pid[r] = 0; continue; }
+        for (int q = 1; q < kMaxRanks; ++q) if (rk.pid[q] > 0 && rk.pid[q] != p) kill(rk.pid[q], SIGKILL);
         const char msg[] = "error: a GPU's process ended early (its message is above); job stopped\n";
         ssize_t w = write(2, msg, sizeof msg - 1);
         (void)w;
@@ -114,6 +129,11 @@ inline void start_team(int gpus) {
     t.size = gpus;
     std::vector<int> to_child;
     pid_t lead_pid = getpid();
+    Ranks& rk = ranks();
+    void* shared = mmap(nullptr, sizeof(sig_atomic_t) * kMaxRanks, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) { std::perror("mmap"); std::exit(course::kExitCudaError); }
+    rk.done = static_cast<volatile sig_atomic_t*>(shared);
+    std::signal(SIGCHLD, on_child_exit);   // before the first fork: no early exit goes unseen
     std::fflush(stdout);
     for (int r = 1; r < gpus; ++r) {
         int fd[2];
@@ -121,11 +141,11 @@ inline void start_team(int gpus) {
         pid_t pid = fork();
         if (pid < 0) { std::perror("fork"); std::exit(course::kExitCudaError); }
         if (pid == 0) {
+            std::signal(SIGCHLD, SIG_DFL);
             prctl(PR_SET_PDEATHSIG, SIGKILL);          // rank 0 gone: this rank goes too
             if (getppid() != lead_pid) _exit(course::kExitCudaError);
             close(fd[1]);
             for (int c : to_child) close(c);
-            children().clear();
             t.rank = r;
             setenv("CUDA_VISIBLE_DEVICES", gpu_name(r).c_str(), 1);
             if (!std::freopen("/dev/null", "w", stdout)) _exit(course::kExitCudaError);   // rank 0 speaks
@@ -139,9 +159,8 @@ inline void start_team(int gpus) {
         }
         close(fd[0]);
         to_child.push_back(fd[1]);
-        children().push_back(pid);
+        rk.pid[r] = pid;
     }
-    std::signal(SIGCHLD, on_child_exit);
     setenv("CUDA_VISIBLE_DEVICES", gpu_name(0).c_str(), 1);
     ncclUniqueId id;
     NCCL_CHECK(ncclGetUniqueId(&id));
@@ -163,14 +182,18 @@ inline int finish_team(int code) {
         NCCL_CHECK(ncclCommDestroy(t.comm));
         t.comm = nullptr;
     }
-    if (!t.lead()) { std::fflush(stderr); _exit(code); }
-    finishing() = 1;
-    for (pid_t c : children()) {
-        int st = 0;
-        if (waitpid(c, &st, 0) == c) {
-            int cc = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
-            if (code == 0 && cc != 0) code = cc;
-        }
+    Ranks& rk = ranks();
+    if (!t.lead()) {
+        std::fflush(stderr);
+        rk.done[t.rank] = 1;   // finished: rank 0 must not take this exit for a crash
+        _exit(code);
+    }
+    rk.finishing = 1;
+    for (int r = 1; r < t.size; ++r) {
+        int st = 0, cc = rk.code[r];
+        pid_t p = rk.pid[r];
+        if (p > 0 && waitpid(p, &st, 0) == p) cc = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
+        if (code == 0 && cc != 0) code = cc;
     }
     return code;
 }
@@ -234,14 +257,6 @@ inline course::CheckResult agree(course::CheckResult mine) {
     if (mine.ok) mine = course::CheckResult::fail("another GPU's check failed (its message is on stderr)");
     else if (!team().lead()) std::fprintf(stderr, "GPU %d: %s\n", team().rank, mine.message.c_str());
     return mine;
-}
-
-// The slice of n elements rank r holds: n / P each, the first n % P ranks one more.
-struct Slice { size_t begin = 0, count = 0; };
-inline Slice slice_of(size_t n, int rank, int ranks) {
-    size_t base = n / size_t(ranks), extra = n % size_t(ranks);
-    size_t r = size_t(rank);
-    return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
 }
 
 // ---- one case, as each rank holds it ---------------------------------------------------------
@@ -362,9 +377,9 @@ inline double link_busbw_gbps(size_t* measured_bytes = nullptr) {
         if (t.size > 1) {
             size_t free_b = 0, total_b = 0;
             CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-            bytes = size_t(512) << 20;                       // 512 MiB, or 64 MiB where that does not fit
-            if (double(bytes) + (1ull << 30) > double(free_b)) bytes = size_t(64) << 20;
-            int fits = all_ranks(double(bytes) + (256ull << 20) < double(free_b));
+            // 512 MiB, or 64 MiB where that does not fit on every GPU (all GPUs must agree).
+            bytes = all_ranks(double(512ull << 20) + (1ull << 30) < double(free_b)) ? size_t(512) << 20 : size_t(64) << 20;
+            bool fits = all_ranks(double(bytes) + (256ull << 20) < double(free_b));
             if (fits) {
                 course::DeviceArray<float> buf(bytes / sizeof(float));
                 CUDA_CHECK(cudaMemset(buf.data(), 0, bytes));
@@ -528,6 +543,9 @@ inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& ma
             want = int(g);
         }
         if (def.validate) def.validate(o);
+        // --plan: the one-GPU launch plan of the version this one runs per GPU (what it registered),
+        // printed by this process alone: nothing forked, nothing run.
+        if (o.plan) return course::print_plan(def, o, {o.n, o.dist, o.param, o.dtype});
     } catch (const course::UsageError& e) { return course::refuse(e); }
     int have = count_gpus();
     if (have == 0) {

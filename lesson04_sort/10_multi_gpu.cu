@@ -24,44 +24,21 @@
 #include "lesson.cuh"
 #include "../lesson02_scan/scan.cuh"
 #include "../common/multi_gpu.cuh"
+#include "splitters.cuh"
 
 namespace msort {
 
-constexpr int kMaxGpus = 8;
-constexpr int kSamples = 1024;                 // per GPU: splitter error ~1/sqrt(1024 x P) of n
 constexpr int kPartBlock = 256, kPartItems = 16, kPartTile = kPartBlock * kPartItems;
-constexpr double kReceiveSlack = 1.25;         // receive buffers: n/P x this (regrown if exceeded)
 
-// P-1 splitters in (key code, input position) order; by value as a kernel argument.
-struct Splitters {
-    int count = 0;
-    uint64_t code[kMaxGpus - 1] = {};
-    uint64_t pos[kMaxGpus - 1] = {};
-};
-
-// The bucket (= destination GPU) of the key with code `code` at input position `pos`: how many
-// splitters are <= (code, pos).
-__host__ __device__ inline int bucket_of(const Splitters& s, uint64_t code, uint64_t pos) {
-    int b = 0;
-    for (int j = 0; j < s.count; ++j) b += (code > s.code[j] || (code == s.code[j] && pos >= s.pos[j]));
-    return b;
-}
-
-__device__ inline uint64_t mix64(uint64_t x) {   // splitmix64's finaliser: sample positions
-    x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 27; x *= 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-// Step 1: kSamples (code, global position) pairs at hashed positions of this shard (none if empty:
-// marked by position ~0).
+// Step 1: kSamples (code, input position) pairs at hashed positions of this shard (splitters.cuh
+// has the arithmetic); an empty shard marks its samples kNoSample.
 template <class K>
-__global__ void take_samples(const K* keys, size_t count, uint64_t first, ulonglong2* samples) {
+__global__ void take_samples(const K* keys, size_t count, uint64_t first, Sample* samples) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= kSamples) return;
-    if (count == 0) { samples[i] = make_ulonglong2(~0ull, ~0ull); return; }
-    size_t at = size_t(mix64(first * 0x9E3779B97F4A7C15ull + uint64_t(i)) % count);
-    samples[i] = make_ulonglong2(uint64_t(sorting::Ordered<K>::to(keys[at])), first + at);
+    if (count == 0) { samples[i] = Sample{kNoSample, kNoSample}; return; }
+    size_t at = size_t(sample_offset(first, count, i));
+    samples[i] = Sample{uint64_t(sorting::Ordered<K>::to(keys[at])), first + at};
 }
 
 // Step 2a: per tile, the count of each bucket, stored bucket-major (counts[b * tiles + tile]) so
@@ -145,24 +122,6 @@ scatter_buckets(const K* keys, const uint32_t* vals, size_t count, uint64_t firs
     }
 }
 
-// Host side: the splitters from every GPU's samples (sorted by (code, position), empty ones last).
-inline Splitters choose_splitters(std::vector<ulonglong2> all, int gpus) {
-    std::sort(all.begin(), all.end(), [](const ulonglong2& a, const ulonglong2& b) {
-        return a.x != b.x ? a.x < b.x : a.y < b.y;
-    });
-    std::vector<ulonglong2> keep;   // an empty shard's samples are marked by position ~0
-    for (auto& v : all) if (v.y != ~0ull) keep.push_back(v);
-    Splitters s;
-    s.count = gpus - 1;
-    for (int j = 1; j < gpus; ++j) {
-        if (keep.empty()) { s.code[j - 1] = ~0ull; s.pos[j - 1] = ~0ull; continue; }
-        const ulonglong2& v = keep[std::min(keep.size() - 1, size_t(j) * keep.size() / size_t(gpus))];
-        s.code[j - 1] = v.x;
-        s.pos[j - 1] = v.y;
-    }
-    return s;
-}
-
 // One GPU's share of the sort: its slice of the input in, its slice of the sorted output out.
 template <class K, bool kPairs>
 class SortJob : public mgpu::Job {
@@ -192,8 +151,8 @@ public:
         tiles_ = (mine_.count + kPartTile - 1) / kPartTile;
         d_counts_ = course::DeviceArray<uint32_t>(std::max<size_t>(size_t(t.size) * tiles_, 1));
         d_starts_ = course::DeviceArray<uint32_t>(std::max<size_t>(size_t(t.size) * tiles_, 1));
-        d_samples_ = course::DeviceArray<ulonglong2>(kSamples);
-        d_all_samples_ = course::DeviceArray<ulonglong2>(size_t(kSamples) * t.size);
+        d_samples_ = course::DeviceArray<Sample>(kSamples);
+        d_all_samples_ = course::DeviceArray<Sample>(size_t(kSamples) * t.size);
         d_sizes_ = course::DeviceArray<uint64_t>(t.size);
         d_matrix_ = course::DeviceArray<uint64_t>(size_t(t.size) * t.size);
         steps.name({"splitters", "partition", "exchange", "sort"});
@@ -207,13 +166,13 @@ public:
         // 1. splitters: sample, all-gather, sort on the host, pick P-1.
         take_samples<K><<<kSamples / 256, 256>>>(d_keys_.data(), mine_.count, mine_.begin, d_samples_.data());
         CUDA_CHECK_LAST();
-        NCCL_CHECK(ncclAllGather(d_samples_.data(), d_all_samples_.data(), kSamples * sizeof(ulonglong2), ncclUint8,
+        NCCL_CHECK(ncclAllGather(d_samples_.data(), d_all_samples_.data(), kSamples * sizeof(Sample), ncclUint8,
                                  t.comm, t.stream));
-        std::vector<ulonglong2> all(size_t(kSamples) * P);
-        CUDA_CHECK(cudaMemcpyAsync(all.data(), d_all_samples_.data(), all.size() * sizeof(ulonglong2),
+        std::vector<Sample> all(size_t(kSamples) * P);
+        CUDA_CHECK(cudaMemcpyAsync(all.data(), d_all_samples_.data(), all.size() * sizeof(Sample),
                                    cudaMemcpyDeviceToHost, t.stream));
         CUDA_CHECK(cudaStreamSynchronize(t.stream));
-        Splitters s = choose_splitters(std::move(all), P);
+        Splitters s = choose_splitters(all, P);
         steps.end(0);
         // 2. partition: count per tile, scan, bucket sizes, stable scatter.
         if (tiles_) {
@@ -313,7 +272,7 @@ private:
     size_t tiles_ = 0, cap_ = 0, received_ = 0;
     course::DeviceArray<K> d_keys_, d_part_keys_, d_recv_keys_, d_out_keys_;
     course::DeviceArray<uint32_t> d_vals_, d_part_vals_, d_recv_vals_, d_out_vals_, d_counts_, d_starts_;
-    course::DeviceArray<ulonglong2> d_samples_, d_all_samples_;
+    course::DeviceArray<Sample> d_samples_, d_all_samples_;
     course::DeviceArray<uint64_t> d_sizes_, d_matrix_;
 };
 

@@ -84,6 +84,11 @@ private:
     course::DeviceArray<uint32_t> d_hist_;
 };
 
+// --plan: each GPU runs 04's counting kernel on its slice.
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
+    return std::vector<course::KernelPlan>{hist::count_plan(c)};
+});
+
 }  // namespace mhist
 
 int main(int argc, char** argv) {
