@@ -204,7 +204,12 @@ inline int drive(int argc, char** argv, const LessonDef& def) {
     Options o = parse_options(argc, argv, def.cli);
     try {
         if (def.validate) def.validate(o);
-        if (o.plan) return print_plan(def, o, {o.n, o.dist, o.param, o.dtype});
+        if (o.plan) {
+            plan_only() = true;
+            Case c{o.n, o.dist, o.param, o.dtype};
+            if (def.beyond_limit && !def.beyond_limit(c).empty()) usage_error(def.beyond_limit(c));
+            return print_plan(def, o, c);
+        }
         std::vector<Case> cases;
         if (o.test) cases = def.battery(o);
         else if (o.sweep) cases = def.sweep(o);

@@ -115,7 +115,7 @@ static course::PlanHook plan_hook([](const course::Options&, const course::Case&
     const size_t smem = sizeof(uint32_t) * ((size_t(c.param) + 1) / 2);
     course::require_smem(smem, "05_large_bins' 16-bit bins");
     return std::vector<course::KernelPlan>{{"count16_kernel", kBlock16, smem,
-                                            course::resident_blocks(count16_kernel<hist::EvenBins>, kBlock16, smem), 1,
+                                            0, 1,
                                             "16-bit counters, flushed before they wrap"}};
 });
 

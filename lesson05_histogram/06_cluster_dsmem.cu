@@ -126,7 +126,7 @@ static course::PlanHook plan_hook([](const course::Options&, const course::Case&
     const uint32_t log_c = cluster_log2(uint32_t(c.param)), slice = (uint32_t(c.param) + (1u << log_c) - 1) >> log_c;
     const size_t smem = sizeof(uint32_t) * slice;
     return std::vector<course::KernelPlan>{{"cluster_kernel", kBlockC, smem,
-                                            course::resident_blocks(cluster_kernel<hist::EvenBins>, kBlockC, smem),
+                                            0,
                                             int(1u << log_c), "bins spread over the cluster's shared memory"}};
 });
 
