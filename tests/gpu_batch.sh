@@ -21,7 +21,8 @@
 # splits it over calls (a round of all five lessons, build included: 255 s on an H200).
 # The portability step builds every version from compute_75, compute_80 and compute_89 PTX (into
 # build_compute_XX/) and runs each --test --quick as a T4, an A100 and an L4 (COURSE_GPU_PROFILE):
-# PORT_PROFILES="t4:compute_75 a100:compute_80 l4:compute_89" chooses the pairs.
+# PORT_PROFILES="t4:compute_75 a100:compute_80 l4:compute_89" chooses the pairs; a plain arch
+# (rtx5090:90) reuses the build step's programs (the newest code an H100 runs, with that GPU's limits).
 # The ncu step (what tests/ncu_gaps.sh runs) builds the best versions that still trail their library
 # and those bars, and profiles each right after its bar on the same input: one launch of the kernel
 # that matters, one metric set, into $OUT/ncu_gaps_<gpu>.txt as it goes (a cut-off call keeps what it
@@ -256,11 +257,12 @@ for step in $STEPS; do
       # --test --quick. A one-line refusal (exit 2) is allowed; an exit 3 never is.
       export CUDA_CACHE_MAXSIZE=4294967296   # keep every JIT result of the step
       for pa in ${PORT_PROFILES:-t4:compute_75 a100:compute_80 l4:compute_89}; do
-        prof=${pa%%:*}; arch=${pa#*:}; vt=""
-        for l in $LESSONS; do for src in $l/*.cu $l/intro/*.cu; do [ -f "$src" ] && vt="$vt build_$arch/${src%.cu}"; done; done
-        make -k -j"$JOBS" BUILD="build_$arch" ARCH="$arch" $vt > "$OUT/port_build_$prof.log" 2>&1
+        prof=${pa%%:*}; arch=${pa#*:}; vt=""; dir="build_$arch"
+        case $arch in compute_*) ;; *) dir=build ;; esac   # a plain arch (90): the build step's programs
+        for l in $LESSONS; do for src in $l/*.cu $l/intro/*.cu; do [ -f "$src" ] && vt="$vt $dir/${src%.cu}"; done; done
+        make -k -j"$JOBS" BUILD="$dir" ARCH="$arch" $vt > "$OUT/port_build_$prof.log" 2>&1
         echo "portability $prof build ($arch): exit $?" >> "$digest"
-        python3 tests/run_tests.py --build "build_$arch" --gpu-only --quick --profile "$prof" \
+        python3 tests/run_tests.py --build "$dir" --gpu-only --quick --profile "$prof" \
           --only "$only" --jobs "${TEST_JOBS:-4}" > "$OUT/port_$prof.log" 2>&1
         echo "portability $prof ($arch): $(tail -n 1 "$OUT/port_$prof.log"); $(grep -c 'refused in one line' "$OUT/port_$prof.log") one-line refusals" >> "$digest"
         grep -E '^FAIL|refused in one line' "$OUT/port_$prof.log" | cut -c1-300 | head -30 >> "$digest"
