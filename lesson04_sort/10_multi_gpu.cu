@@ -156,6 +156,9 @@ public:
         d_sizes_ = course::DeviceArray<uint64_t>(t.size);
         d_matrix_ = course::DeviceArray<uint64_t>(size_t(t.size) * t.size);
         steps.name({"splitters", "partition", "exchange", "sort"});
+        CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&partitioned_, cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreateWithFlags(&kept_, cudaEventDisableTiming));
         link_bytes.assign(4, 0.0);
     }
 
@@ -209,6 +212,21 @@ public:
         grow(received);
         received_ = received;
         link_bytes[2] = double(sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
+        // The bucket this GPU keeps is a local copy, on a side stream so that it runs while the
+        // links carry the others (after the group it would add its time to the exchange).
+        const size_t own = m[size_t(me) * P + me];
+        CUDA_CHECK(cudaEventRecord(partitioned_, t.stream));
+        CUDA_CHECK(cudaStreamWaitEvent(side_, partitioned_, 0));
+        if (own) {
+            CUDA_CHECK(cudaMemcpyAsync(d_recv_keys_.data() + recv_at[me], d_part_keys_.data() + send_at[me],
+                                       own * sizeof(K), cudaMemcpyDeviceToDevice, side_));
+            if constexpr (kPairs)
+                CUDA_CHECK(cudaMemcpyAsync(d_recv_vals_.data() + recv_at[me], d_part_vals_.data() + send_at[me],
+                                           own * 4, cudaMemcpyDeviceToDevice, side_));
+        }
+        CUDA_CHECK(cudaEventRecord(kept_, side_));
+        // One group: every send and receive at once (outside a group, two GPUs sending to each other
+        // first would each wait for the other's receive).
         NCCL_CHECK(ncclGroupStart());
         for (int p = 0; p < P; ++p) {
             if (p == me) continue;
@@ -221,19 +239,18 @@ public:
             }
         }
         NCCL_CHECK(ncclGroupEnd());
-        size_t own = m[size_t(me) * P + me];   // my own bucket stays: a copy on this GPU
-        if (own) {
-            CUDA_CHECK(cudaMemcpyAsync(d_recv_keys_.data() + recv_at[me], d_part_keys_.data() + send_at[me],
-                                       own * sizeof(K), cudaMemcpyDeviceToDevice, t.stream));
-            if constexpr (kPairs)
-                CUDA_CHECK(cudaMemcpyAsync(d_recv_vals_.data() + recv_at[me], d_part_vals_.data() + send_at[me],
-                                           own * 4, cudaMemcpyDeviceToDevice, t.stream));
-        }
+        CUDA_CHECK(cudaStreamWaitEvent(t.stream, kept_, 0));
         steps.end(2);
         // 4. the local sort: 08's launcher on what arrived (stable, so pairs stay in input order).
         onesweep::sort<K, kPairs>(d_recv_keys_.data(), d_out_keys_.data(), d_recv_vals_.data(), d_out_vals_.data(),
                                   received);
         steps.end(3);
+    }
+
+    ~SortJob() override {
+        cudaStreamDestroy(side_);
+        cudaEventDestroy(partitioned_);
+        cudaEventDestroy(kept_);
     }
 
     void poison() override {
@@ -273,6 +290,8 @@ private:
     course::DeviceArray<K> d_keys_, d_part_keys_, d_recv_keys_, d_out_keys_;
     course::DeviceArray<uint32_t> d_vals_, d_part_vals_, d_recv_vals_, d_out_vals_, d_counts_, d_starts_;
     course::DeviceArray<Sample> d_samples_, d_all_samples_;
+    cudaStream_t side_ = nullptr;                  // the kept bucket's copy, beside the exchange
+    cudaEvent_t partitioned_ = nullptr, kept_ = nullptr;
     course::DeviceArray<uint64_t> d_sizes_, d_matrix_;
 };
 
