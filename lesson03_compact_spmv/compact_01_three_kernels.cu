@@ -13,6 +13,7 @@
 //
 // Build alone:  nvcc -O3 -arch=native -o compact01 compact_01_three_kernels.cu
 // Run:          ./compact01 --n 2^24 --pct 50        ./compact01 --test
+#include "../lesson02_scan/scan.cuh"
 #include "compact.cuh"
 
 constexpr int kBlock = 256;

@@ -17,6 +17,7 @@
 //
 // Build alone:  nvcc -O3 -arch=native -o compact02 compact_02_warp_ballot.cu
 // Run:          ./compact02 --n 2^28 --pct 10        ./compact02 --test
+#include "../lesson02_scan/scan.cuh"
 #include "compact.cuh"
 
 constexpr int kThreads = 256, kWarps = kThreads / 32, kRows = 16;

@@ -1,45 +1,25 @@
 // compact_03_lookback — the best version: one pass, block offsets by decoupled look-back, output
 // staged in shared memory so the writes coalesce.
 //
-// Build alone:  nvcc -O3 -arch=native -o compact03 compact_03_lookback.cu
-// Run:          ./compact03 --n 2^28 --pct 50        ./compact03 --test
-//
 // What changed since compact_02_warp_ballot:
 //  * One kernel instead of count + scan + scatter: a block needs the number of elements that all
-//    EARLIER tiles kept, which is a scan across blocks: decoupled look-back (lesson02's
-//    lookback.cuh) gives it while the tile is still in registers. The input is read once.
-//  * 16-byte loads: a thread holds kVecs rows of 4 consecutive elements (int4); a warp's load
-//    instruction reads 512 contiguous bytes.
-//  * In-warp offsets without ballots: a lane's keep flags are packed one byte per row, so one warp
-//    scan of a 32-bit word scans the counts of four rows at once (compact.cuh, host-tested).
-//  * The kept elements are first written to shared memory at their place inside the tile, then
-//    the block copies that contiguous run to global memory, consecutive threads on consecutive
-//    elements (full 128-byte rows whatever the selectivity).
+//    EARLIER tiles kept, a scan across blocks that decoupled look-back (lesson02's lookback.cuh)
+//    gives while the tile is still in registers. The input is read once.
+//  * 16-byte loads: a thread holds 12 rows of 4 consecutive elements; a warp's load reads 512 bytes.
+//  * In-warp offsets without ballots: keep flags packed one byte per row, so one warp scan of a
+//    32-bit word scans four rows' counts at once (compact.cuh, host-tested).
+//  * Kept elements are staged at their place in shared memory, then copied out by consecutive
+//    threads: full 128-byte rows whatever the selectivity.
+// Cost model: read 4n, write 4*kept, 8 bytes of status per tile (CUB's bytes); per tile of 6144
+// elements one atomic, one look-back, 3 barriers. Tile size and instruction counts: TUNING.md.
+// Measured (H100, 2^28 int32): 1.10x cub::DeviceSelect::If at 10 % kept, 1.08x at 50 %.
+// Limits: n <= 2^31 - 1 (32-bit counts and offsets); the staged tile lives in 48 KB of static
+// shared memory.
 //
-// Why the tile is big (128 threads x 48 elements = 6144): a block's life is a chain of latencies
-// that do not shrink with the tile: the tile-counter atomic before any load can start, the loads,
-// the look-back (L2 round trips), three barriers. At 4096 elements per tile this kernel took about
-// as long as lesson02's scan with the same tile, although it moves fewer bytes: it was bound by
-// that per-tile chain, not by memory. Bigger tiles put more bytes in flight per thread (12
-// independent 16-byte loads issued back to back) and pay the chain fewer times. CUB's select-if
-// for 4-byte items on sm_90 uses tiles of the same size (384 threads x 17 items).
-// Why it counts instructions: both this kernel and CUB's issue at about half the SM's peak (ncu,
-// 0.48 vs 0.52 instructions per cycle per scheduler), so at equal bytes the one that issues fewer
-// instructions per element wins. The first look-back version had ~45 SASS instructions per
-// element (static count of the full-warp path at 50 % kept); three changes bring it to ~23:
-//   * one branch per warp: full warps load and test the predicate with no bounds check (a test per
-//     row and per element had cost ~10 instructions per element);
-//   * the byte-packed warp scan instead of four ballots per row (~2 instead of ~8-11 per element);
-//   * the copy-out through two stepped pointers (~4 instead of ~8 per kept element).
-// Then registers: __launch_bounds__(128, 8) caps them at 64 (4 bytes spill) so 8 blocks fit on an
-// SM (7 blocks: 2 % slower).
-// Cost model: read 4n, write 4*kept, plus 8 bytes of status per tile and one memset of them: the
-// same bytes as CUB. Per tile: one atomic, one look-back, 3 barriers, kept coalesced 4-byte stores.
-// Measured (H100, 2^28 int32): 1.10x cub::DeviceSelect::If at 10 % kept, 1.08x at 50 %, in the
-// same run; TUNING.md has the steps and what was tried and dropped.
-// Limits: n <= 2^31 - 1 (32-bit tile counts and offsets); the staged tile (4 * tile bytes) lives
-// in static shared memory, so the tile must stay under 12288 elements.
-//
+// Build alone:  nvcc -O3 -arch=native -o compact03 compact_03_lookback.cu
+// Run:          ./compact03 --n 2^28 --pct 50        ./compact03 --test
+#include "../lesson02_scan/lookback.cuh"
+#include "../lesson02_scan/primitives.cuh"
 #include "compact.cuh"
 
 // The tile is staged in static shared memory, so it must stay under 48 KB (12288 elements).

@@ -14,6 +14,7 @@
 //
 // Build alone:  nvcc -O3 -arch=native -o expand01 expand_01_thread_per_item.cu
 // Run:          ./expand01 --n 2^24 --dist powerlaw        ./expand01 --test
+#include "../lesson02_scan/scan.cuh"
 #include "compact.cuh"
 
 constexpr int kBlock = 256;

@@ -6,7 +6,7 @@
 // counts are zero. But a block only needs the offsets of ITS items, and it can compute them from
 // their counts with a block scan, given one starting offset. And the partition only needs to find
 // where the path crosses a diagonal, which one offset per 32 items already tells (see
-// group_partition in compact.cuh: binary search over the groups, then at most 32 counts).
+// group_partition in expand_path.cuh: binary search over the groups, then at most 32 counts).
 //   1. group sums: a warp reads 128 counts (16-byte loads), adds each 32 by shuffles  read 4n
 //   2. exclusive scan of the n / 32 group sums (lesson02's scan)                     ~n/4 bytes
 //   3. partition: one thread per block boundary: (first output, first item, its offset)
@@ -18,6 +18,7 @@
 // Build alone:  nvcc -O3 -arch=native -o expand03 expand_03_group_offsets.cu
 // Run:          ./expand03 --n 2^26 --dist zeros        ./expand03 --test
 #include "compact.cuh"
+#include "expand_path.cuh"
 
 using expand::kMpItems;
 using expand::kMpThreads;

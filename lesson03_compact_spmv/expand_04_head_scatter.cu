@@ -1,32 +1,24 @@
 // expand_04_head_scatter — expansion without a walk: each item writes only its FIRST output (its
 // "head"), and an inclusive max-scan over the outputs fills in the rest of every run.
 //
-// Build alone:  nvcc -O3 -arch=native -o expand04 expand_04_head_scatter.cu
-// Run:          ./expand04 --n 2^26 --dist uniform        ./expand04 --test
-//
-// What changed since expand_03_group_offsets: the passes before the expand kernel are the same
-// (one offset per 32 items, a partition into pieces of 4096 path steps), but the kernel no longer
-// walks the merge path. expand_03's walk is a chain: each step compares the next output with the
-// current item's end, and which one comes next decides the following step, so a thread waits on
-// one shared-memory load per step (ncu: the expand kernel ran at 30 % of DRAM peak, bound by that
-// per-output work, not by bytes). Here nothing depends on the step before it:
-//   1. the block loads its items' counts; a block scan turns them into each item's first output
-//      (its offset), as in expand_03;
-//   2. the block's outputs are cleared in shared memory; every item with a non-zero count writes
-//      its own number at its first output: distinct positions, no conflicts between items;
-//   3. item numbers grow with the output position, so output k belongs to the LARGEST item number
-//      written at or before k: an inclusive max-scan (each thread over its 16 outputs in registers,
-//      then a block scan of the 256 thread maxima, at least the item the block starts in);
+// What changed since expand_03_group_offsets: the passes before the expand kernel are the same,
+// but expand_03's walk is a chain (each step's comparison decides the next: one shared-memory load
+// per output waited on). Here nothing depends on the step before it:
+//   1. the block scans its items' counts into each item's first output, as expand_03;
+//   2. its outputs are cleared in shared memory; each non-empty item writes its number at its
+//      first output (distinct positions, no conflicts);
+//   3. output k belongs to the LARGEST item number written at or before k: an inclusive max-scan
+//      (16 outputs per thread in registers, then a block scan of the thread maxima);
 //   4. the block writes its outputs coalesced.
-// Per output: a clear, a load, a max, a store and the copy-out load in shared memory, none waiting
-// on the one before;
-// per item: one scattered store. A block with no item end inside (the middle of a huge count)
-// skips all of it and writes its one item number. The same 8n + 4 total bytes as expand_03.
+// A block inside one huge count skips all of it. The same 8n + 4 total bytes as expand_03.
 // Measured (H100, 2^26 uniform counts): 6.65x Thrust's expand, 33 % of a copy on output bytes;
 // TUNING.md has the other distributions and the block shapes tried.
 // Limits: as expand_02 (n <= 2^31 - 1, total <= 2^32 - 1).
 //
+// Build alone:  nvcc -O3 -arch=native -o expand04 expand_04_head_scatter.cu
+// Run:          ./expand04 --n 2^26 --dist uniform        ./expand04 --test
 #include "compact.cuh"
+#include "expand_path.cuh"
 
 using expand::padded;
 

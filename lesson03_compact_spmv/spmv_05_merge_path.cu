@@ -1,53 +1,23 @@
 // spmv_05_merge_path — merge-based SpMV (Merrill & Garland, SC16): balanced whatever the rows.
 //
+// What changed: 03 split the work by nonzeros (a run of empty rows still lands on one thread), 04
+// by rows (one giant row lands on one block). Merge path splits the SUM of both: merge the row
+// ends A = row_ptr[1..rows] with the nonzero indices B = 0..nnz-1 (row end A[i] comes before
+// nonzero k when A[i] <= k); every block gets the same number of merge items, every thread 10
+// (float) or 5 (double): a row of 4 million entries is spread over thousands of threads.
+//   1. partition_tiles: 8 lanes per tile boundary search its diagonal in row_ptr, starting from
+//      the straight-line guess d * rows / (rows + nnz); it also zeroes y at each boundary row
+//   2. merge_path_spmv stages the tile in shared memory (loads, then x gathers; products and
+//      rebased row ends), each thread searches its diagonal there and walks its items, the open
+//      sums are combined per row in the warp, and the tile's first and last rows go to y with one
+//      global atomic each (no fix-up kernel)
+// Cost model: the problem's bytes, plus 4 bytes and two atomics a tile of 2560 items; two launches.
+// Float results may differ in the last bits from run to run (the atomics' order varies).
+// Measured (H100, 2^22 rows x 16, float32, cuSPARSE in the same run): power-law 1.01x, random
+// 1.01x, banded 1.10x. Why the loads are aligned and "evict first": TUNING.md.
+//
 // Build alone:  nvcc -O3 -arch=native -o spmv05 spmv_05_merge_path.cu -lcusparse
 // Run:          ./spmv05 --gen giant_row --n 2^22      ./spmv05 --test
-//
-// What changed: version 03 split the work by nonzeros (balanced, but a matrix of mostly empty
-// rows still gives one thread thousands of rows to write), version 04 by rows (fast on regular
-// rows, but one giant row lands on one block). Merge path splits the SUM of both: think of
-// merging two sorted lists,
-//   A = the row end offsets row_ptr[1..rows]   (one item per row: "row i is finished, write y[i]")
-//   B = the nonzero indices 0, 1, ..., nnz - 1 (one item per nonzero: "add val[k] * x[col[k]]")
-// where row end A[i] comes before nonzero k exactly when A[i] <= k. Every block gets the same
-// number of merge items (rows + nonzeros), every thread the same 10 (float) or 5 (double): a row
-// of 4 million entries is spread over thousands of threads, a stretch of empty rows costs one item
-// per row. Finding where a block's stretch of the merge starts is a search along its diagonal
-// (d = i + j): the largest i with A[i - 1] <= d - i.
-// Per block (tile = 256 threads x 10 items):
-//   1. a first small kernel searches every tile boundary's diagonal in row_ptr, 8 lanes per
-//      boundary. Its first step probes around the straight-line guess d * rows / (rows + nnz),
-//      where the path crosses the diagonal when rows are near-equal (banded, random: found in 1-2
-//      dependent loads), while half the lanes split the interval; later steps probe 8 evenly
-//      spaced points (8 steps for 4M rows instead of a binary search's 22). It also zeroes y at
-//      each boundary row; the block reads its two boundaries
-//   2. the tile is staged in shared memory in two round trips: every column and value load and the
-//      row ends in one batch, then every x gather in one; products go to shared memory, row ends
-//      rebased to the tile's nonzeros (32 bits) with a sentinel after the last
-//   3. each thread searches its own diagonal in shared memory and walks its items: a nonzero
-//      adds to its running sum, a row end stores the sum to shared y and restarts it; the next
-//      row end and product ride in registers (one shared load per item, no bounds tests)
-//   4. the sum a thread is holding when it runs out of items belongs to a row that ends later:
-//      the lanes of a warp holding the same row add theirs up (segmented shuffle reduction),
-//      then one shared atomic per row and warp, into that row's shared y or the tile's carry
-//   5. shared y is written out coalesced; the tile's first row (it may have begun in an earlier
-//      tile) and its carry (the row open at its end) are ADDED to y with global atomics, one
-//      each per tile: both are boundary rows, zeroed by step 1. No fix-up kernel.
-// Cost model: the problem's bytes plus one boundary (4 bytes) per tile of ~2800 items and two
-// global atomics per tile; two launches, the first a latency-bound search. Float results may
-// differ in the last bits from run to run (the order of the atomic additions varies).
-// What a thread pays beyond its items' loads: one binary search in shared memory (log2 of the
-// tile), three barriers, a 5-step shuffle reduction and at most one shared atomic, the same
-// whatever its item count: more items per thread amortize them, at the price of registers and
-// shared memory (block x items x (4 + 2 sizeof(T)) bytes, capped at 48 KB), hence fewer blocks per SM.
-// What gathering x costs: every nonzero's x[col] is its own 32-byte L2 sector, and on random and
-// power-law columns the L2's request rate is the bound (ncu), not DRAM. So the staging loads
-// start on a 128-byte line (one L2 request per warp load, not two), and the matrix is loaded
-// "evict first" so x stays in the L2. Measured on the H100 (2^22 rows x 16, cuSPARSE in the same
-// run): ahead on every family in float32 and float64 (power-law 1.01x, random 1.01x, banded 1.10x,
-// float32), and on the three .mtx matrices; before the two changes 0.93-0.94x on power-law and
-// random columns (TUNING.md has the ncu request counts).
-//
 #include "spmv.cuh"
 
 // The tile is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per

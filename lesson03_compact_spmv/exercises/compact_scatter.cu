@@ -9,6 +9,7 @@
 // Check it:  make grade     (or: ./compact_scatter --test --quick, expect 'N passed, 0 failed')
 // Solution:  ../compact_01_three_kernels.cu
 // Think about: why is the output in input order? What would break with an inclusive scan?
+#include "../../lesson02_scan/scan.cuh"
 #include "../compact.cuh"
 
 constexpr int kBlock = 256;

@@ -11,7 +11,8 @@
 // The same choice decides stability in a merge (lesson04): which list wins a tie.
 //
 // Run:  ./expand_merge_path_ties --test --quick      (fails)
-#include "../compact.cuh"
+#define COURSE_NO_MAIN   // expand_02's kernels and launcher, without its main
+#include "../expand_02_merge_path.cu"
 
 void expand_merge_path_ties(const int32_t* d_counts, size_t n, int32_t* d_out, size_t total) {
     expand::launch_merge_path<true>(d_counts, n, d_out, total);   // BUG: a <= end instead of a < end
