@@ -99,14 +99,13 @@ inline Ranks& ranks() { static Ranks r; return r; }
 // its status; one that finished is only reaped (its status kept for finish_team).
 inline void on_child_exit(int) {
     Ranks& rk = ranks();
-    int st = 0;
-    pid_t p;
-    while (!rk.finishing && (p = waitpid(-1, &st, WNOHANG)) > 0) {
+    for (int r = 1; r < kMaxRanks && !rk.finishing; ++r) {
+        int st = 0;
+        pid_t p = rk.pid[r];
+        if (p <= 0 || waitpid(p, &st, WNOHANG) != p) continue;
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
-        int r = 1;
-        while (r < kMaxRanks && rk.pid[r] != p) ++r;
-        if (r < kMaxRanks && rk.done[r]) { rk.code[r] = code; rk.pid[r] = 0; continue; }
-        for (int q = 1; q < kMaxRanks; ++q) if (rk.pid[q] > 0 && rk.pid[q] != p) kill(rk.pid[q], SIGKILL);
+        if (rk.done[r]) { rk.code[r] = code; rk.pid[r] = 0; continue; }
+        for (int q = 1; q < kMaxRanks; ++q) if (rk.pid[q] > 0 && q != r) kill(rk.pid[q], SIGKILL);
         const char msg[] = "error: a GPU's process ended early (its message is above); job stopped\n";
         ssize_t w = write(2, msg, sizeof msg - 1);
         (void)w;
@@ -125,6 +124,9 @@ inline void start_team(int gpus) {
         }
     }
     auto gpu_name = [&](int r) { return r < int(visible.size()) ? visible[r] : std::to_string(r); };
+    // No NVLink multicast (NVLS) unless asked for: the course needs none, the link roofline should
+    // measure the links themselves, and on shared hosts a multicast fault can take GPUs down.
+    setenv("NCCL_NVLS_ENABLE", "0", 0);
     Team& t = team();
     t.size = gpus;
     std::vector<int> to_child;
@@ -190,9 +192,10 @@ inline int finish_team(int code) {
     }
     rk.finishing = 1;
     for (int r = 1; r < t.size; ++r) {
-        int st = 0, cc = rk.code[r];
+        int st = 0, cc = 0;
         pid_t p = rk.pid[r];
         if (p > 0 && waitpid(p, &st, 0) == p) cc = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
+        else cc = rk.code[r];   // reaped earlier by on_child_exit
         if (code == 0 && cc != 0) code = cc;
     }
     return code;
