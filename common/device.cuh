@@ -18,9 +18,9 @@ namespace course {
 
 // Thrown while setting up a case that cannot run here (too big for this GPU or the host).
 // A single run turns it into one line and exit 2; a sweep skips the size; --test reports skipped.
-struct SkipCase : std::runtime_error { using std::runtime_error::runtime_error; };
+struct SkipCase : Refusal { using Refusal::Refusal; };
 // Thrown for bad input discovered after parsing (e.g. --k larger than the file's n): exit 2.
-struct UsageError : std::runtime_error { using std::runtime_error::runtime_error; };
+struct UsageError : Refusal { using Refusal::Refusal; };
 
 // The GPU a program runs on, as its launch plans see it (common/gpu_limits.h): the real device's
 // limits, or those capped by COURSE_GPU_PROFILE=<t4|a100|...> to make this GPU play another one.

@@ -192,8 +192,8 @@ inline int run_case(const LessonDef& def, const Options& o, const Case& c, bool 
 }
 
 // A refusal from inside the run (the option parser exits by itself): one line, exit 2. drive()
-// names the three refusals one by one rather than catching their common base, std::runtime_error:
-// any other exception is a bug, and it must still end the program loudly (abort), not as exit 2.
+// catches only course::Refusal (text.h), not std::runtime_error: any other exception is a bug, and
+// it must still end the program loudly (abort), not as exit 2.
 inline int refuse(const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", one_line(e.what()).c_str());
     return kExitUsage;
@@ -240,9 +240,8 @@ inline int drive(int argc, char** argv, const LessonDef& def) {
             std::printf("\n");
         }
         return failed ? kExitWrong : kExitPass;
-    } catch (const SkipCase& e) { return refuse(e);     // a case this GPU or this version cannot run
-    } catch (const UsageError& e) { return refuse(e);   // an option, a --matrix file, a version's limit
-    } catch (const NpyError& e) { return refuse(e);     // a bad --input file
+    } catch (const Refusal& e) {   // an option, a --matrix or --input file, a case this GPU or version cannot run
+        return refuse(e);
     }
 }
 

@@ -22,7 +22,7 @@
 
 namespace course {
 
-struct NpyError : std::runtime_error { using std::runtime_error::runtime_error; };
+struct NpyError : Refusal { using Refusal::Refusal; };
 
 template <class T> const char* npy_descr();
 template <> inline const char* npy_descr<int32_t>()  { return "<i4"; }

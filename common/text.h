@@ -1,9 +1,15 @@
 // common/text.h — showing text that came from a user's file inside a one-line error message.
 #pragma once
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 namespace course {
+
+// What a program refuses rather than fails at: a bad option or input file, a case this GPU or this
+// version cannot run. drive() turns any of them into one line and exit 2; any other exception is a
+// bug and still ends the program loudly. (SkipCase, UsageError: device.cuh; NpyError: npy.h.)
+struct Refusal : std::runtime_error { using std::runtime_error::runtime_error; };
 
 // `s` made safe to show inside a one-line message: every control character (newline, carriage
 // return, escape, ...) is written as \xNN, so no file or argument can split the line into several

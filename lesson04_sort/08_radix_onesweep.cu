@@ -491,15 +491,6 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     }
 }
 
-// One pass's launch, with its dynamic shared memory allowed first (it passes 48 KB).
-template <class K, class U, bool kFirst, bool kLast, bool kPairs, bool kHalf, class Lookback>
-void launch_pass(unsigned grid, size_t smem, const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst,
-                 size_t n, int shift, const uint32_t* starts, uint32_t* status, unsigned* counter) {
-    course::allow_dynamic_smem(onesweep_pass<K, U, kFirst, kLast, kPairs, kHalf, Lookback>, smem);
-    onesweep_pass<K, U, kFirst, kLast, kPairs, kHalf, Lookback><<<grid, kBlock, smem>>>(src, dst, vsrc, vdst, n, shift,
-                                                                                        starts, status, counter);
-}
-
 // The launch plan, from the GPU's limits: 8192-key tiles where a block's shared memory fits and
 // the blocks per SM the register cap assumes fit beside each other (1 KB an SM-resident block is
 // the runtime's own); else, for 64-bit keys, 4096-key tiles. A GPU that cannot hold even that is
@@ -573,10 +564,14 @@ void sort_tiles(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t
         const uint32_t* vsrc = p == 0 ? vin : p % 2 == 1 ? vtmp : vout;
         const uint32_t* starts = hist + size_t(p) * radix::kDigits;
         uint32_t* st = status + size_t(p) * status_words;
+        // The first pass reads the caller's keys (and maps floats to ordered codes), the last writes
+        // keys back: three instantiations of one kernel, one launch. Its shared memory passes 48 KB.
+        auto* pass = p == 0 ? onesweep_pass<K, U, true, false, kPairs, kHalf, Lookback>
+                   : p == kPasses - 1 ? onesweep_pass<K, U, false, true, kPairs, kHalf, Lookback>
+                   : onesweep_pass<K, U, false, false, kPairs, kHalf, Lookback>;
         constexpr size_t kSmem = sizeof(PassSmem<U, kPairs, kHalf>);
-        if (p == 0) launch_pass<K, U, true, false, kPairs, kHalf, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
-        else if (p == kPasses - 1) launch_pass<K, U, false, true, kPairs, kHalf, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
-        else launch_pass<K, U, false, false, kPairs, kHalf, Lookback>(grid, kSmem, src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
+        course::allow_dynamic_smem(pass, kSmem);
+        pass<<<grid, kBlock, kSmem>>>(src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
         CUDA_CHECK_LAST();
     }
 }
