@@ -310,7 +310,11 @@ public:
 
 // A barrier on the GPUs: a one-word all-reduce; it completes on each GPU when every GPU reached it.
 inline void gpu_barrier() {
-    static course::DeviceArray<int32_t> word(1);
+    static course::DeviceArray<int32_t> word = [] {
+        course::DeviceArray<int32_t> w(1);
+        CUDA_CHECK(cudaMemset(w.data(), 0, sizeof(int32_t)));   // initcheck: NCCL reads it
+        return w;
+    }();
     NCCL_CHECK(ncclAllReduce(word.data(), word.data(), 1, ncclInt32, ncclSum, team().comm, team().stream));
 }
 

@@ -54,6 +54,9 @@ public:
         d_in_.upload(input_.data() + mine_.begin, mine_.count);
         d_my_vals_ = course::DeviceArray<T>(k_);
         d_my_idx_ = course::DeviceArray<uint32_t>(k_);
+        // A slice shorter than k fills only part of its block, but the all-gather sends all k.
+        CUDA_CHECK(cudaMemset(d_my_vals_.data(), 0, k_ * sizeof(T)));
+        CUDA_CHECK(cudaMemset(d_my_idx_.data(), 0, k_ * 4));
         d_all_vals_ = course::DeviceArray<T>(k_ * t.size);
         d_all_idx_ = course::DeviceArray<uint32_t>(k_ * t.size);
         d_cand_vals_ = course::DeviceArray<T>(candidates_);
