@@ -3,7 +3,8 @@
 // GPU, and one more radix select over the P x k candidates gives the answer (on every GPU).
 // Notes: ../lesson04_sort/README_multi_gpu.md. Measured: not measured yet.
 //
-// Build: make build/lesson01_topk/07_multi_gpu (needs NCCL: python3 -m pip install nvidia-nccl-cu13)
+// Build: make build/lesson01_topk/07_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
+//   nvcc -O3 -arch=native -std=c++17 -o topk07 07_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   build/lesson01_topk/07_multi_gpu --n 2^28 --k 1024 --gpus 2      ... --test --gpus 1
 //
 // What changes since 05 (one GPU): each GPU reads n/P elements (the step that costs bandwidth);

@@ -2,7 +2,8 @@
 // each GPU adds the sum of the totals before it. Decoupled look-back at the scale of GPUs, with
 // one round instead of a chain. Notes: ../lesson04_sort/README_multi_gpu.md. Measured: not measured yet.
 //
-// Build: make build/lesson02_scan/07_multi_gpu (needs NCCL: python3 -m pip install nvidia-nccl-cu13)
+// Build: make build/lesson02_scan/07_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
+//   nvcc -O3 -arch=native -std=c++17 -o scan07 07_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   build/lesson02_scan/07_multi_gpu --n 2^28 --gpus 2     ... --type float32 --exclusive 1
 //
 // What changes since 06 (one GPU): the input is split in P slices, one per GPU.

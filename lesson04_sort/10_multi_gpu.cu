@@ -1,23 +1,21 @@
-// 10_multi_gpu — a sort across GPUs: choose splitters, partition each shard, exchange, sort locally.
-// Each GPU holds a slice of the input; at the end GPU g holds the g-th contiguous slice of the
-// sorted array. Notes: README_multi_gpu.md. Measured: not measured yet.
-//
-// Build: make build/lesson04_sort/10_multi_gpu (needs NCCL: python3 -m pip install nvidia-nccl-cu13)
-// Run:   build/lesson04_sort/10_multi_gpu --n 2^29 --gpus 2    ... --type pairs    ... --test --gpus 1
+// 10_multi_gpu — a sort across GPUs: splitters, partition each shard, exchange, sort once. GPU g
+// ends with the g-th slice of the sorted array. Notes: README_multi_gpu.md. Measured: not yet.
+// Build: make build/lesson04_sort/10_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
+//   nvcc -O3 -arch=native -std=c++17 -o sort10 10_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
+// Run:   ./sort10 --n 2^29 --gpus 2      ./sort10 --type pairs --n 2^29      ./sort10 --test --gpus 1
 //
 // What changes since 08 (one GPU): partition first, then sort once (sample sort with P buckets):
 //   1 splitters  each GPU samples 1024 (key, position) pairs; an ncclAllGather gives every GPU all
-//                of them; each sorts them on the host and takes P-1 splitters. Order = (key, input
-//                position), so equal keys are split by position: all-equal keys still go n/P a GPU.
+//                of them; each sorts them and takes P-1 splitters. Order = (key, input position),
+//                so equal keys are split by position: all-equal keys still go n/P a GPU.
 //   2 partition  each GPU splits its shard into P buckets, stably (count per tile, scan, scatter):
 //                reads the shard twice, writes it once.
 //   3 exchange   bucket counts all-gathered (P x P), then one group of ncclSend/ncclRecv: bucket q
-//                goes to GPU q. (P-1)/P of the keys cross the links; GPU q receives its buckets in
-//                source order, i.e. in input-position order.
+//                goes to GPU q, in source order (= input order). (P-1)/P of the keys cross links.
 //   4 sort       each GPU sorts what it received with 08's onesweep launcher (stable for pairs).
-// Why faster than 08 on one GPU: the local sort handles n/P keys; the partition costs ~1.5 of a
-// radix pass and the exchange ~n/P keys over NVLink. Limits: the receive of one GPU must stay
-// below 08's 2^30 keys, so n up to ~0.8 x P x 2^30 (sample imbalance margin); up to 8 GPUs.
+// Why faster than 08: the local sort handles n/P keys; the partition costs ~1.5 radix passes and
+// the exchange ~n/P keys over NVLink. Limits: one GPU's receive stays below 08's 2^30 keys, so n
+// up to ~0.8 x P x 2^30 (the sampling margin), and at most 8 GPUs.
 #define COURSE_NO_MAIN
 #include "08_radix_onesweep.cu"
 #undef COURSE_NO_MAIN

@@ -2,7 +2,8 @@
 // counting, then one ncclAllReduce (sum) of the bins leaves the whole histogram on every GPU.
 // Notes: ../lesson04_sort/README_multi_gpu.md. Measured: not measured yet.
 //
-// Build: make build/lesson05_histogram/07_multi_gpu (needs NCCL: python3 -m pip install nvidia-nccl-cu13)
+// Build: make build/lesson05_histogram/07_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
+//   nvcc -O3 -arch=native -std=c++17 -o hist07 07_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   build/lesson05_histogram/07_multi_gpu --n 2^30 --gpus 2      ... --type uint32 --bins 4096
 //
 // What changes since 04 (one GPU): the samples are split in P equal slices, one per GPU; each GPU
