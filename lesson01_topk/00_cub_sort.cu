@@ -10,23 +10,12 @@
 // about 76 bytes per element moved for a problem that must move 4. It does not depend on k at all
 // (torch.topk on the same GPU also takes about the same time at every k, see README).
 //
-// Library top-k: CCCL added cub::DeviceTopK (an AIR-style radix select; its documentation says
-// "version added 3.3.0"). The toolkit here ships CUB 3.0 (CUB_VERSION 300001), which does not have
-// it: when built against CUB >= 3.3 this file times cub::DeviceTopK::MaxPairs instead, followed by
-// a sort of the k results (DeviceTopK returns them unordered). That path has never been compiled
-// here (no CUB 3.3 on our machines).
+// The library's own top-k (cub::DeviceTopK, CCCL 3.3+, unordered results) is the other bar:
+// 00_cub_device_topk.cu. float16/bfloat16 keys are 16-bit keys in the top half (lesson.cuh).
 //
 // Build alone:  nvcc -O3 -arch=native -o cub_topk 00_cub_sort.cu
 // Run:          ./cub_topk --n 2^28 --k 1024      ./cub_topk --test      ./cub_topk --help
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/version.cuh>
-
-#if CUB_VERSION >= 300300 && __has_include(<cub/device/device_topk.cuh>)
-#include <cub/device/device_topk.cuh>
-#define TOPK_HAVE_CUB_TOPK 1
-#else
-#define TOPK_HAVE_CUB_TOPK 0
-#endif
 
 #include "lesson.cuh"
 
@@ -61,27 +50,16 @@ void cub_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint3
     make_keys<<<course::blocks_for(n, block * 8), block>>>(d_in, n, smallest, keys, idx);
     CUDA_CHECK_LAST();
     size_t temp_bytes = 0;
-#if TOPK_HAVE_CUB_TOPK
-    // cub::DeviceTopK: the k largest keys with their indices (unordered), then sort those k.
-    // DeviceTopK only offers unordered output without a run-to-run guarantee on ties, and a
-    // static_assert makes the caller say it accepts both, through the execution environment.
-    const auto env = cuda::std::execution::env{cuda::execution::require(
-        cuda::execution::determinism::not_guaranteed, cuda::execution::output_ordering::unsorted)};
-    CUDA_CHECK(cub::DeviceTopK::MaxPairs(nullptr, temp_bytes, keys, keys_out, idx, idx_out, n, k, env));
-    size_t sort_bytes = 0;
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sort_bytes, keys_out, keys, idx_out, idx, int(k)));
-    void* temp = course::scratch(4, std::max(temp_bytes, sort_bytes));
-    CUDA_CHECK(cub::DeviceTopK::MaxPairs(temp, temp_bytes, keys, keys_out, idx, idx_out, n, k, env));
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, sort_bytes, keys_out, keys, idx_out, idx, int(k)));
-    const uint32_t* first = idx;
-#else
     // CUB's radix sort takes an int count per call here: n < 2^31 for this bar (2^28 is the largest
     // size the lesson measures).
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp_bytes, keys, keys_out, idx, idx_out, int(n)));
+    // 16-bit floats: only the key's top 16 bits vary (lesson.cuh), so only they are sorted (2 passes, not 4).
+    const int begin_bit = topk::is_half_float<T> ? 16 : 0;
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp_bytes, keys, keys_out, idx, idx_out, int(n),
+                                                         begin_bit, 32));
     void* temp = course::scratch(4, temp_bytes);
-    CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys, keys_out, idx, idx_out, int(n)));
+    CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, temp_bytes, keys, keys_out, idx, idx_out, int(n),
+                                                         begin_bit, 32));
     const uint32_t* first = idx_out;
-#endif
     CUDA_CHECK_LAST();
     take_first<<<course::blocks_for(k, block), block>>>(d_in, first, k, d_vals, d_idx);
     CUDA_CHECK_LAST();
@@ -91,6 +69,6 @@ int main(int argc, char** argv) {
     topk::Limits lim;
     lim.max_n = (uint64_t(1) << 31) - 1;
     lim.why = "CUB's sort takes an int count";
-    return topk::run_lesson(argc, argv, TOPK_HAVE_CUB_TOPK ? "00_cub_topk" : "00_cub_sort", cub_topk<float>,
-                            cub_topk<int32_t>, cub_topk<uint32_t>, lim);
+    return topk::run_lesson(argc, argv, "00_cub_sort", cub_topk<float>, cub_topk<int32_t>, cub_topk<uint32_t>, lim,
+                            {cub_topk<__half>, cub_topk<__nv_bfloat16>});
 }

@@ -1,21 +1,16 @@
-// 01_seed_insertion — the naive end: the seed's design (source post 000), written fresh.
+// 01_seed_insertion — the naive end: the seed's design (the course's first source post), fresh.
 //
 // Each thread walks a grid-stride slice of the input and keeps its own top-k list by insertion;
 // each block merges its threads' lists pairwise in a tree in shared memory (log2(block) rounds);
 // a second launch of ONE block reduces the blocks' lists to the final k (insertion.cuh).
-//
-// What changed from the post: the standard semantics (duplicates count; the post skipped equal
-// values and so returned the k largest DISTINCT values: wrong/distinct_values.cu), any k up to 128
-// at run time instead of a compile-time 20, the lists in shared memory (column per thread) instead
-// of run-time-indexed local arrays (wrong/local_list.cu), floats/ints/uint32 with NaN and -0.0
-// handled by the keys, indices returned, and a grid that fills the GPU rather than one element
-// per thread (the post launched n/256 blocks: a k-element list for a single element).
-//
-// Cost model: the input is read once (4n bytes): memory-bound in principle. But every element
-// costs a compare against the thread's k-th best in a register, and each insertion shifts up to
-// k 8-byte words in shared memory. The merge tree does O(k^2) work per merge on a shrinking set
-// of threads (the last round: one thread). The second pass is one block: grid1 * k candidates
-// pass through 32..128 threads on one SM while the other 131 SMs idle.
+// What changed from the post: duplicates count (the post skipped equal values: the k largest
+// DISTINCT values, wrong/distinct_values.cu), any k <= 128 at run time, the lists in shared memory
+// (not run-time-indexed local arrays: wrong/local_list.cu), floats and ints with NaN and -0.0
+// handled by the keys, indices returned, and a grid that fills the GPU.
+// Cost model: the input is read once (4n bytes), but every element costs a compare against the
+// thread's k-th best and each insertion shifts up to k 8-byte words in shared memory; the merge
+// tree does O(k^2) work a merge on a shrinking set of threads, and the second pass is one block
+// on one SM while the others idle. Measured: README.md's progression table.
 // Limits: k <= 128 (shared memory grows as block * k); n < 2^32.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk01 01_seed_insertion.cu

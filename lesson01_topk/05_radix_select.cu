@@ -1,52 +1,20 @@
 // 05_radix_select — the best version: radix select from the most significant bits (after AIR
 // Top-K, Zhang et al., SC'23), all on the device, no host round trips.
 //
+// What changed: no per-element lists or sorting networks. The k-th largest key is found digit by
+// digit from histograms (11 + 11 + 10 bits): each pass counts the next digit of the keys that
+// still match the k-th key's known top bits, the last block picks the bucket that holds the k-th
+// key, and the next pass writes every element above it to the output and keeps the candidates.
+// Large inputs (2^22 keys and up) first guess a threshold from a 1/256 sample, so that one pass F
+// copies the few keys above it and the digit passes read only those: ~1.01 reads of the input.
+// Small inputs (every 4096-key tile a resident block) run it all in ONE cooperative launch.
+// float16/bfloat16: 16-bit keys in the top half of the 32-bit key (lesson.cuh), 8-byte loads in F.
+// Measured (H100, float32 uniform): 2^28: 0.423 ms at k = 1, 0.433 at k = 1024 (83-85 % of a copy
+// up to k = 2048); 2^20: 24 us at k = 32. The passes in detail, the cost model and the tuning
+// runs: TUNING.md, "05_radix_select: the passes". Limits: n < 2^31 (CUB's int count for k > 4096).
+//
 // Build alone:  nvcc -O3 -arch=native -o topk05 05_radix_select.cu
 // Run:          ./topk05 --n 2^28 --k 1024       ./topk05 --test       ./topk05 --sweep --csv r.csv
-//
-// What changed: no per-element lists or sorting networks at all. The k-th largest key is found
-// digit by digit from histograms (11 + 11 + 10 bits): each pass counts the next digit of the keys
-// that still match the k-th key's known top bits, the last block of the pass picks the bucket that
-// holds the k-th key, and the next pass writes every element above that bucket straight to the
-// output and keeps only the candidates. A fixed sequence of launches whose decisions live in
-// device memory: no host round trip.
-// Cost model (n = 2^28 float32, k <= 2048, uniform): a 1/256 sample read twice (S0, S1: 0.008 reads
-// of the input), one full read F that copies the keys above the sample's threshold (~8,000 at
-// k <= 1024) to a candidate buffer, then four passes over that buffer only and the ordering of the
-// k results: ~1.01 reads + 9 launches.
-// Measured (H100, float32 uniform): 2^28: 0.423 ms at k = 1, 0.431 at k = 32, 0.433 at k = 1024,
-// 0.436 at k = 2048, 0.464 at k = 4096 (83-85 % of a copy up to k = 2048; the full read F is ~80 %
-// of the time, the sample ~7 %); 2^20: 24 us at k = 32, 26 us at k = 1024, int32 21 us (TUNING.md
-// has the runs and the per-kernel and per-phase splits).
-// Every histogram counts with one plain shared atomic per key (count_digit): grouping the lanes
-// that hold the same digit first cost more than it saved (2^20: 35 -> 24 us without it).
-// Small inputs (every 4096-key tile gets a resident block: on the H100 2^20 fits, 2^21 not; k <=
-// 4096) run the whole selection in ONE cooperative launch: the keys stay in registers, the passes
-// are phases separated by grid barriers. Works for every k from 1 to n (larger k are ordered by
-// CUB's radix sort). Limits: n < 2^31.
-//
-// The passes, in detail (exercises/choose_bucket.cu cuts out the bucket choice):
-//   K0   histogram of digit 0 (the top 11 bits) over the input;
-//   C0   (the last block of K0) the bucket b0 that holds the k-th key: the buckets above b0 hold
-//        fewer than k keys, with b0 at least k. Those above are in the answer for sure.
-//   K1   filter + histogram, fused: an element whose digit 0 is > b0 is written to the output at
-//        once; == b0 is a candidate: its digit 1 is counted (and, when the candidates are few, it
-//        is copied to a candidate buffer so the next pass reads only them); < b0 is dropped.
-//   C1, K2, C2   the same for digit 1 and digit 2;
-//   K3   the last filter: > the k-th key: output; == the k-th key: ties, k_rem of them.
-// Early stops (set by C, read by the next K): the candidates number exactly k_rem (take them all,
-// stop); the candidates are all one key (only ties are left; each block stops as soon as k_rem
-// ties are taken, so an all-equal input reads only a few tiles in K1).
-// Large inputs first guess a threshold from a sample, so that only ONE pass reads all the input:
-//   S0, S1  1/256 of the tiles: digit 0, then digit 1 of the sampled keys in the sample's bucket of
-//           the k-th key; the 22-bit prefix a safe margin below the sample's k-th key is the guess;
-//   F       every key >= the guess is copied to a candidate buffer (a compaction: no histogram, no
-//           ranking, no block barrier: each warp votes alone, and one with survivors reserves its
-//           slots with one atomic). If at least k keys were copied, the k-th largest key is among
-//           them (with every key above it and all its ties), so K0..K3 run on the buffer alone;
-//           otherwise (a rare miss, or an all-equal input, or k near n) they run on the input.
-// The check "at least k copied" is exact, so a bad guess costs time, never correctness. The k
-// results come out unordered (atomic positions); ranked by counting (k <= 4096) or sorted by CUB.
 #include <cmath>
 #include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -61,8 +29,8 @@ namespace cg = cooperative_groups;
 
 constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems;   // 4096 elements per tile
 constexpr int kBins = 2048;                                          // 11-bit digits
-// Sample every 256th tile (2^28 keys: 256 tiles, 1 M keys). Every 32nd cost 162 us of ncu time
-// for S0 + S1 (they count every sampled key), 256 costs 36 us: 0.564 -> 0.465 ms at k = 32.
+// Sample every 256th tile (2^28 keys: 256 tiles, 1 M keys). Every 32nd made S0 + S1 (they count
+// every sampled key) 8 times the work: 0.564 -> 0.465 ms at k = 32 (TUNING.md, the sample stride).
 constexpr int kSampleStride = 256;
 // Inputs of at least 2^22 keys are sampled first (S0, S1, then the filter F); smaller ones go
 // straight to the passes, where the sample's two extra launches would cost more than they save
@@ -396,7 +364,12 @@ constexpr int kFilterTile = kBlock * kFilterItems;           // 8192 keys
 
 template <class T> __device__ __forceinline__ T from_bits(uint32_t w) {
     if constexpr (std::is_same_v<T, float>) return __uint_as_float(w);
+    else if constexpr (is_half_float<T>) return half_from_bits<T>(uint16_t(w));
     else return T(w);
+}
+template <class T> __device__ __forceinline__ uint32_t bits_of(T v) {
+    if constexpr (is_half_float<T>) return half_bits(v);
+    else return reinterpret_cast<const uint32_t&>(v);
 }
 
 // F: copies every key >= the guessed threshold (with its index) to candidate buffer 0, in any
@@ -419,18 +392,28 @@ filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool 
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const size_t base = tile * kFilterTile;
         uint32_t w[kFilterItems];
-        if (aligned && base + kFilterTile <= n) {        // a whole tile: 16-byte loads
-            const uint4* v4 = reinterpret_cast<const uint4*>(in + base);
+        if (aligned && base + kFilterTile <= n) {        // a whole tile: 16-byte loads (8-byte: 16-bit types)
+            if constexpr (sizeof(T) == 4) {
+                const uint4* v4 = reinterpret_cast<const uint4*>(in + base);
 #pragma unroll
-            for (int v = 0; v < kFilterVecs; ++v) {
-                uint4 q = v4[v * kBlock + t];
-                w[4 * v] = q.x; w[4 * v + 1] = q.y; w[4 * v + 2] = q.z; w[4 * v + 3] = q.w;
+                for (int v = 0; v < kFilterVecs; ++v) {
+                    uint4 q = v4[v * kBlock + t];
+                    w[4 * v] = q.x; w[4 * v + 1] = q.y; w[4 * v + 2] = q.z; w[4 * v + 3] = q.w;
+                }
+            } else {
+                const uint2* v2 = reinterpret_cast<const uint2*>(in + base);
+#pragma unroll
+                for (int v = 0; v < kFilterVecs; ++v) {
+                    uint2 q = v2[v * kBlock + t];
+                    w[4 * v] = q.x & 0xFFFFu; w[4 * v + 1] = q.x >> 16;
+                    w[4 * v + 2] = q.y & 0xFFFFu; w[4 * v + 3] = q.y >> 16;
+                }
             }
         } else {                                          // the last tile (or a misaligned input)
 #pragma unroll
             for (int i = 0; i < kFilterItems; ++i) {
                 size_t e = element(base, i);
-                w[i] = e < n ? reinterpret_cast<const uint32_t*>(in)[e] : 0u;
+                w[i] = e < n ? bits_of(in[e]) : 0u;
             }
         }
         uint32_t keep = 0, n_keep = 0;                    // keep: bit i for key i
@@ -668,16 +651,24 @@ rank_results(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ ke
     if (first < k) rank_and_write<kRankPerWarp>(s, k, first, int(threadIdx.x & 31), in, n, out_vals, out_idx);
 }
 
-// The largest grid small_select can launch with every block resident (0: no cooperative launch).
+// The largest grid small_select can launch with every block resident (0: no cooperative launch):
+// blocks per SM from the occupancy of the code compiled (course::resident_blocks; under --plan
+// without a GPU, the GPU's limits), capped by its static shared memory and the 3 its launch bounds
+// ask for, times the SMs.
 template <class T, class Find, class Pol>
 int small_grid_max() {
     static int cached = -1;
     if (cached < 0) {
         const course::DeviceInfo& d = course::device();
-        int per_sm = 0, coop = 0, dev = 0;
-        CUDA_CHECK(cudaGetDevice(&dev));
-        CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
-        CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, small_select<T, Find, Pol>, kBlock, 0));
+        int coop = 1, count = 0;
+        if (!(course::plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0))) {
+            int dev = 0;
+            CUDA_CHECK(cudaGetDevice(&dev));
+            CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+        }
+        const size_t static_smem = sizeof(uint64_t) * kSmallSortMax + 64;
+        int per_sm = std::min(course::resident_blocks(small_select<T, Find, Pol>, kBlock, 0),
+                              std::min(3, int(d.smem_per_sm / (static_smem + 1024))));
         cached = coop ? per_sm * d.sm_count : 0;
     }
     return cached;
@@ -688,6 +679,53 @@ inline unsigned pass_grid(size_t n) {
     return std::min<unsigned>(course::blocks_for(n, kTile), unsigned(4 * course::device().sm_count));
 }
 
+// The plan of one call, from n, k and the GPU: the one-launch path (every tile a resident block),
+// or the launch sequence (sampled first from 2^22 keys). --plan prints it; radix_topk runs it.
+struct RadixPlan {
+    bool one_launch = false;
+    unsigned grid = 0;                       // one launch: its cooperative grid; else K0..K3's grid
+    bool sampled = false;
+    unsigned sample_grid = 0;
+};
+
+template <class T, class Find = FindBucket, class Pol = Policy<true>>
+RadixPlan plan_radix(size_t n, size_t k) {
+    RadixPlan p;
+    const size_t tiles = (n + kSmallTile - 1) / kSmallTile;
+    const size_t want = std::max<size_t>(tiles, (k + kSmallWarps - 1) / kSmallWarps);   // a warp per result
+    const int grid_max = small_grid_max<T, Find, Pol>();   // cached after the first call
+    if (k <= kSmallSortMax && tiles <= size_t(grid_max)) {
+        p.one_launch = true;
+        p.grid = unsigned(std::min<size_t>(want, size_t(grid_max)));
+        return p;
+    }
+    p.grid = pass_grid(n);
+    if (n >= kSampleMinN) {
+        const size_t big_tiles = (n + kTile - 1) / kTile;
+        p.sampled = true;
+        p.sample_grid = std::min<unsigned>(unsigned((big_tiles + kSampleStride - 1) / kSampleStride),
+                                           unsigned(4 * course::device().sm_count));
+    }
+    return p;
+}
+
+inline std::vector<course::KernelPlan> kernel_plans(const course::Options&, const course::Case& c) {
+    const RadixPlan p = plan_radix<float>(c.n, c.param);
+    if (p.one_launch)
+        return {{"small_select", kBlock, 0, 3, 1,
+                 "one cooperative launch of " + std::to_string(p.grid) + " resident blocks (every tile one)"}};
+    std::vector<course::KernelPlan> v;
+    if (p.sampled) {
+        v.push_back({"sample_pass", kBlock, 0, 0, 1, "S0, S1: " + std::to_string(p.sample_grid) + " blocks"});
+        v.push_back({"filter_pass", kBlock, 0, 0, 1, "F: " + std::to_string(p.grid) + " blocks"});
+    }
+    v.push_back({"select_pass", kBlock, 0, 0, 1, "K0..K3: " + std::to_string(p.grid) + " blocks (4 an SM at most)"});
+    if (c.param <= kSmallSortMax) v.push_back({"rank_results", kBlock, 0, 0, 1, "order the k results"});
+    else v.push_back({"gather_sorted", 256, 0, 0, 1, "after CUB's radix sort of the k results"});
+    return v;
+}
+static course::PlanHook plan_hook(kernel_plans);
+
 template <class T, class Find = FindBucket, class Pol = Policy<true>>
 void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     State* st = static_cast<State*>(course::scratch(0, sizeof(State)));
@@ -696,35 +734,28 @@ void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
     Buffers bufs{{all, all + cap, all + 2 * size_t(cap)}, cap};
     uint32_t* out_keys = course::scratch_as<uint32_t>(2, k);
     uint32_t* out_idx = course::scratch_as<uint32_t>(3, k);
-    {
-        const size_t tiles = (n + kSmallTile - 1) / kSmallTile;
-        const size_t want = std::max<size_t>(tiles, (k + kSmallWarps - 1) / kSmallWarps);   // a warp per result
-        const int grid_max = small_grid_max<T, Find, Pol>();   // cached after the first call
-        if (k <= kSmallSortMax && tiles <= size_t(grid_max)) {
-            unsigned grid = unsigned(std::min<size_t>(want, size_t(grid_max)));
-            uint32_t k32 = uint32_t(k);
-            SmallState* sst = small_state();
-            void* args[] = {(void*)&d_in, (void*)&n, (void*)&k32, (void*)&smallest, (void*)&sst,
-                            (void*)&out_keys, (void*)&out_idx, (void*)&d_vals, (void*)&d_idx};
-            CUDA_CHECK(cudaLaunchCooperativeKernel((const void*)small_select<T, Find, Pol>, grid, kBlock, args, 0, 0));
-            return;
-        }
+    const RadixPlan p = plan_radix<T, Find, Pol>(n, k);
+    if (p.one_launch) {
+        uint32_t k32 = uint32_t(k);
+        SmallState* sst = small_state();
+        void* args[] = {(void*)&d_in, (void*)&n, (void*)&k32, (void*)&smallest, (void*)&sst,
+                        (void*)&out_keys, (void*)&out_idx, (void*)&d_vals, (void*)&d_idx};
+        CUDA_CHECK(cudaLaunchCooperativeKernel((const void*)small_select<T, Find, Pol>, p.grid, kBlock, args, 0, 0));
+        return;
     }
     CUDA_CHECK(cudaMemsetAsync(st, 0, sizeof(State)));
-    if (n >= kSampleMinN) {
+    if (p.sampled) {
         size_t tiles = (n + kTile - 1) / kTile, sampled = 0;
         for (size_t s = 0; s < tiles; s += kSampleStride) sampled += std::min<size_t>(kTile, n - s * kTile);
-        unsigned grid = std::min<unsigned>(unsigned((tiles + kSampleStride - 1) / kSampleStride),
-                                           unsigned(4 * course::device().sm_count));
-        sample_pass<T, 0, Find><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
+        sample_pass<T, 0, Find><<<p.sample_grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
         CUDA_CHECK_LAST();
-        sample_pass<T, 1, Find><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
+        sample_pass<T, 1, Find><<<p.sample_grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, cap, sampled);
         CUDA_CHECK_LAST();
         const bool aligned = reinterpret_cast<uintptr_t>(d_in) % 16 == 0;
-        filter_pass<T><<<pass_grid(n), kBlock>>>(d_in, n, uint32_t(k), smallest, aligned, st, bufs);
+        filter_pass<T><<<p.grid, kBlock>>>(d_in, n, uint32_t(k), smallest, aligned, st, bufs);
         CUDA_CHECK_LAST();
     }
-    unsigned grid = pass_grid(n);
+    const unsigned grid = p.grid;
     select_pass<T, 0, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
     CUDA_CHECK_LAST();
     select_pass<T, 1, Find, Pol><<<grid, kBlock>>>(d_in, n, uint32_t(k), smallest, st, bufs, out_keys, out_idx);
@@ -765,6 +796,6 @@ inline Limits limits() {
 int main(int argc, char** argv) {
     using namespace topk::radix;
     return topk::run_lesson(argc, argv, "05_radix_select", radix_topk<float>, radix_topk<int32_t>,
-                            radix_topk<uint32_t>, limits());
+                            radix_topk<uint32_t>, limits(), {radix_topk<__half>, radix_topk<__nv_bfloat16>});
 }
 #endif

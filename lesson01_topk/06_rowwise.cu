@@ -1,28 +1,21 @@
-// 06_rowwise — row-wise top-k: the k largest of every row of a rows x cols matrix, with the
-// strategy picked from the shape.
+// 06_rowwise — row-wise top-k: the k largest of every row of a rows x cols matrix (float32,
+// float16 or bfloat16), with the strategy picked from the shape and the GPU.
+//
+// What changed since 05: the problem. Every row of a matrix is its own top-k (a language model's
+// logits, mixture-of-experts routing, nearest-neighbour scores); the work is cut three ways:
+//   W  cols <= 256: a warp holds its row in registers and takes the k largest one warp max at a time.
+//   B  enough rows to fill the GPU, k <= 2048: a block per row in ONE launch; 05's digit passes
+//      over the row narrow the k-th key's bucket until its keys fit in shared memory, one more pass
+//      collects the winners, a bitonic sort orders them. A row is read 2-4 times (from L2).
+//   M  few long rows, or k > 2048: each row cut into chunks, one block a chunk; the digit passes
+//      are launches over all rows, histograms summed in global memory, the row's last block picks
+//      the bucket; one collect launch, then a sort of each row's winners.
+// float16/bfloat16: 16-byte loads of 8 values; their 16-bit keys are whole after two digits.
+// Measured (H100, same run): 64 x 128256 k 50 in 0.067 ms (torch.topk 0.183, 2.7x; the segmented
+// sort bar 0.926, 13.7x). Per-shape plans (--plan) and the crossovers: README_rows.md, TUNING.md.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk06 06_rowwise.cu
-// Run:          ./topk06 --rows 64 --n 128256 --k 50      ./topk06 --test      ./topk06 --sweep
-//
-// What changed since 05: the problem. 05 selects from one long array; here every row of a matrix
-// is its own top-k (a language model's logits, mixture-of-experts routing, nearest-neighbour
-// scores). The ideas are the lesson's: a warp with its keys in registers (03) for short rows, and
-// radix select digit by digit from histograms (05) for long ones. What is new is how the work is
-// cut: one row per WARP, one row per BLOCK, or one row over MANY blocks.
-//   W  cols <= 256: a warp holds its row in registers (8 per lane) and takes the k largest one at
-//      a time: a warp-wide max (5 shuffles), the lane that holds it drops it. No shared memory.
-//   B  enough rows to fill the GPU, k <= 2048: a block per row in ONE launch. Histogram passes
-//      over the row (11 + 11 + 10 bits of the key) narrow the k-th key's bucket until the keys
-//      that share its prefix fit in shared memory (2048); one more pass collects them, with every
-//      key above the bucket; the last digits are resolved in shared memory; a bitonic sort
-//      (bitonic.cuh) orders the k winners. A row is read 2-4 times, from L2 when it fits there.
-//   M  few long rows, or k > 2048: every row is cut into chunks, one block per chunk; the same
-//      digit passes run as launches over all rows, the histograms summed in global memory and
-//      the last block of each row choosing its bucket (05's C step, once per row); then one
-//      collect launch and a sort of each row's k winners (k > 2048: CUB's segmented sort).
-// Where each takes over, and why, measured: README.md, "Row-wise top-k".
-// Measured (H100, same run): 64 x 128256 k 50 in 0.067 ms (torch.topk 0.183, 2.7x; the segmented
-// sort bar 0.926, 13.7x); on the six benchmark shapes 2.2x-12.5x torch.topk, 5.9x-229x the bar.
+// Run:          ./topk06 --rows 64 --n 128256 --k 50 [--type bfloat16]     ./topk06 --test     --sweep
 #include "bitonic.cuh"
 #include "../lesson02_scan/primitives.cuh"
 #include "rows.cuh"
@@ -41,38 +34,65 @@ __host__ __device__ constexpr int digit_shift(int d) { return d == 0 ? 21 : d ==
 __host__ __device__ constexpr int digit_bins(int d) { return d == 2 ? 1024 : 2048; }
 constexpr int kMaxBins = 2048;
 
+// float16/bfloat16 keys are 16 bits in the top half (lesson.cuh): once 16 bits of the prefix are
+// known it is the whole key, and the key's low bits are all 0. whole_key then makes the prefix the
+// 32-bit key itself (pbits 32) and says so: the 10-bit third digit is never counted for them.
+template <class T>
+__device__ __forceinline__ bool whole_key(uint32_t& prefix, uint32_t& pbits) {
+    if (!topk::is_half_float<T> || pbits < 16 || pbits == 32) return false;
+    prefix <<= 32 - pbits;
+    pbits = 32;
+    return true;
+}
+template <class T>
+__device__ __forceinline__ bool whole_key(uint32_t& prefix, int& pbits) {
+    uint32_t pb = uint32_t(pbits);
+    bool w = whole_key<T>(prefix, pb);
+    pbits = int(pb);
+    return w;
+}
+
 // Does `key` start with the `pbits` bits of `prefix`? (pbits 0: every key does.)
 __device__ __forceinline__ bool has_prefix(uint32_t key, uint32_t prefix, int pbits) {
     return pbits == 0 || (key >> (32 - pbits)) == prefix;
 }
 
-// How B and M read a row: AlignedRows::each calls f(value, column) for every element of row r in
+// Element i of a 16-byte vector of T (4 floats, or 8 float16 / bfloat16).
+template <class T>
+__device__ __forceinline__ T vec_elem(const uint4& v, int i) {
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    if constexpr (sizeof(T) == 4) return __uint_as_float(w[i]);
+    else return topk::half_from_bits<T>(uint16_t(w[i / 2] >> (16 * (i % 2))));
+}
+
+// How B and M read a row: AlignedRows::each calls f(value, column) for every element of the row
+// that starts at element `start` of `in` (r * cols; a ragged batch's offsets[r]) in columns
 // [begin, end), each once, spread over `nthreads` threads (this one is `t`). A row starts wherever
-// r * cols puts it: only when that is a multiple of 4 floats may it be read as float4. So: up to
-// 3 single floats until the address is 16-byte aligned, the body as float4 (one 16-byte load per
-// thread per step), the tail as floats. The kernels take the reader as a template parameter so
-// that wrong/row_float4.cu can plug in the tempting broken one (every row read as float4 from
-// element (r * cols) / 4 * 4: right only when cols is a multiple of 4).
+// `start` puts it: only when that is a multiple of 16 bytes may it be read in 16-byte vectors
+// (4 floats, 8 halves). So: single elements until the address is 16-byte aligned, the body in
+// vectors (one 16-byte load per thread per step), the tail singly (its column in 64 bits, so that
+// c + nthreads cannot wrap when end is near 2^32). The kernels take the reader as a template
+// parameter so that wrong/row_float4.cu can plug in the tempting broken one (every row read as
+// float4 from element (r * cols) / 4 * 4: right only when cols is a multiple of 4).
 struct AlignedRows {
-    template <class F>
-    __device__ __forceinline__ static void each(const float* __restrict__ in, size_t r, uint32_t cols, uint32_t begin,
+    template <class T, class F>
+    __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin,
                                                 uint32_t end, int t, int nthreads, F&& f) {
-        const float* row = in + r * cols;
-        uint32_t head = uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / 4;
+        constexpr uint32_t V = 16 / sizeof(T);
+        const T* row = in + start;
+        uint32_t head = uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / sizeof(T);
         head = min(head, end - begin);
         if (t < int(head)) f(row[begin + t], begin + t);
-        const uint32_t body = begin + head, quads = (end - body) / 4;
-        const float4* row4 = reinterpret_cast<const float4*>(row + body);
+        const uint32_t body = begin + head, vecs = (end - body) / V;
+        const uint4* rowv = reinterpret_cast<const uint4*>(row + body);
 #pragma unroll 4
-        for (uint32_t q = t; q < quads; q += nthreads) {
-            float4 v = row4[q];
-            uint32_t c = body + 4 * q;
-            f(v.x, c);
-            f(v.y, c + 1);
-            f(v.z, c + 2);
-            f(v.w, c + 3);
+        for (uint32_t q = t; q < vecs; q += nthreads) {
+            const uint4 v = rowv[q];
+            const uint32_t c = body + V * q;
+#pragma unroll
+            for (int i = 0; i < int(V); ++i) f(vec_elem<T>(v, i), c + i);
         }
-        for (uint32_t c = body + 4 * quads + t; c < end; c += nthreads) f(row[c], c);
+        for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += nthreads) f(row[c], uint32_t(c));
     }
 };
 
@@ -98,14 +118,15 @@ __device__ __forceinline__ uint32_t warp_max(uint32_t x) {
 #endif
 }
 
-template <int R>
+// W (cols <= 256): one warp per row, its keys in registers, the k largest taken one warp_max at a time.
+template <int R, class T>
 __global__ void __launch_bounds__(kWarpBlock)
-warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
-          float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+warp_rows(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
+          T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     const int lane = threadIdx.x & 31;
     const size_t r = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32;
     if (r >= rows) return;                   // whole warps leave together
-    const float* row = in + r * cols;
+    const T* row = in + r * cols;
     uint64_t v[R];                           // lane holds columns lane, lane + 32, ...
 #pragma unroll
     for (int i = 0; i < R; ++i) {
@@ -173,23 +194,34 @@ __device__ Choice choose_bucket(const uint32_t* hist, int bins, uint32_t target)
 }
 
 // ---- B: a block per row, one launch ---------------------------------------------------------------
-constexpr int kBlock = 1024;                 // 512 threads: 64 x 128256 took 94.7 us, not 67.3 (fewer warps ready)
+constexpr int kBlock = 1024;                 // 512 threads were slower on 64 x 128256 (fewer warps ready; TUNING.md)
 constexpr int kBlockMaxK = 2048;             // the k winners sorted in shared memory
 constexpr int kCand = 2048;                  // keys sharing the k-th key's prefix, kept in shared memory
 
-template <class Reader>
+// B: one block per row, radix digits over the row until the k-th key's bucket fits in shared memory.
+// A ragged batch (offsets != nullptr) gives row r the elements [offsets[r], offsets[r + 1]): a row
+// shorter than k returns all of them, and its slots from its length on are padding (rows.cuh).
+template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
-block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smallest,
-           float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
+           T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ uint32_t s_hist[kMaxBins];
     __shared__ uint64_t s_sel[kBlockMaxK];   // the winners: keys above the k-th, then its ties
     __shared__ uint64_t s_cand[kCand];       // keys that share the k-th key's known prefix
     __shared__ uint32_t s_nsel, s_ncand, s_ties;
     const int t = threadIdx.x;
     const size_t r = blockIdx.x;
-    const float* row = in + r * cols;
+    const size_t start = offsets ? size_t(offsets[r]) : r * cols;
+    const uint32_t len = offsets ? uint32_t(offsets[r + 1] - offsets[r]) : cols;
+    const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
+    const T* row = in + start;
+    for (uint32_t j = kk + t; j < k; j += kBlock) {   // a short row's padding
+        out_idx[r * k + j] = topk::rows::kNoIndex;
+        out_vals[r * k + j] = topk::rows::pad_value<T>(smallest);
+    }
+    if (kk == 0) return;
 
-    uint32_t prefix = 0, k_rem = k, match = cols;   // keys with the prefix: `match`; k_rem still to take
+    uint32_t prefix = 0, k_rem = kk, match = len;   // keys with the prefix: `match`; k_rem still to take
     int pbits = 0, d = 0;
     // 1. Passes over the row, one digit each, until the keys sharing the prefix fit in s_cand
     //    (or the prefix is the whole key: then only the k-th key's ties are left).
@@ -197,7 +229,7 @@ block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smalles
         const int bins = digit_bins(d), shift = digit_shift(d);
         for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
         __syncthreads();
-        Reader::each(in, r, cols, 0, cols, t, kBlock, [&](float x, uint32_t) {
+        Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t) {
             uint32_t key = to_key(x, smallest);
             if (has_prefix(key, prefix, pbits)) atomicAdd(&s_hist[(key >> shift) & (bins - 1)], 1u);
         });
@@ -207,12 +239,13 @@ block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smalles
         prefix = (prefix << (32 - shift - pbits)) | c.bucket;
         pbits = 32 - shift;
         match = c.count;
+        if (whole_key<T>(prefix, pbits)) d = 2;   // 16-bit keys: known after 2 digits, no third pass
     }
     // 2. One more pass: keys above the prefix are winners; keys with it are candidates (or, with
     //    the whole key known, ties: the first k_rem to arrive are taken).
     if (t == 0) { s_nsel = 0; s_ncand = 0; s_ties = 0; }
     __syncthreads();
-    Reader::each(in, r, cols, 0, cols, t, kBlock, [&](float x, uint32_t c) {
+    Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t c) {
         uint32_t key = to_key(x, smallest);
         uint32_t top = pbits == 0 ? 0 : key >> (32 - pbits);
         if (pbits > 0 && top > prefix) s_sel[atomicAdd(&s_nsel, 1u)] = pack(key, c);
@@ -240,6 +273,7 @@ block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smalles
         k_rem -= c.above;
         prefix = (prefix << (32 - shift - pbits)) | c.bucket;
         pbits = 32 - shift;
+        if (whole_key<T>(prefix, pbits)) d = 2;
     }
     if (ncand > 0) {                         // prefix is now the k-th key itself
         for (uint32_t i = t; i < ncand; i += kBlock) {
@@ -249,16 +283,16 @@ block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smalles
         }
         __syncthreads();
     }
-    // 4. Order the k winners (bitonic.cuh) and write them.
+    // 4. Order the kk winners (bitonic.cuh) and write them.
     int m = 1;
-    while (m < int(k)) m *= 2;
-    for (int i = k + t; i < m; i += kBlock) s_sel[i] = kEmpty;
+    while (m < int(kk)) m *= 2;
+    for (int i = kk + t; i < m; i += kBlock) s_sel[i] = kEmpty;
     __syncthreads();
     topk::bitonic::block_sort_desc(s_sel, m);
-    for (uint32_t j = t; j < k; j += kBlock) {
+    for (uint32_t j = t; j < kk; j += kBlock) {
         uint32_t c = packed_index(s_sel[j]);
         out_idx[r * k + j] = c;
-        out_vals[r * k + j] = c < cols ? row[c] : 0.0f;   // a broken version's empty slot is reported, not read
+        if (c < len) out_vals[r * k + j] = row[c];   // a broken version's empty slot is reported, not read
     }
 }
 
@@ -272,22 +306,22 @@ struct RowState {
 // One digit pass over every row: block (row, chunk) counts the digit of its chunk's keys that have
 // the row's prefix, adds its histogram to the row's in global memory, and the row's last block to
 // arrive chooses the bucket, updates the row's state and clears the histogram for the next pass.
-template <class Reader>
+template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
-multi_digit_pass(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest,
+multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest,
                  int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
     __shared__ uint32_t s_hist[kMaxBins];
     __shared__ bool s_last;
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
     const size_t r = blockIdx.x / chunks;
-    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = min(cols, begin + chunk);
+    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
     RowState* st = state + r;
     const uint32_t prefix = st->prefix;
     const int pbits = int(st->pbits);
     uint32_t* hist = g_hist + r * kMaxBins;
     for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
     __syncthreads();
-    Reader::each(in, r, cols, begin, end, t, kBlock, [&](float x, uint32_t) {
+    Reader::each(in, r * cols, begin, end, t, kBlock, [&](T x, uint32_t) {
         uint32_t key = to_key(x, smallest);
         if (has_prefix(key, prefix, pbits)) atomicAdd(&s_hist[(key >> shift) & (bins - 1)], 1u);
     });
@@ -304,24 +338,26 @@ multi_digit_pass(const float* __restrict__ in, uint32_t cols, uint32_t chunks, u
     __syncthreads();
     Choice c = choose_bucket<kBlock>(s_hist, bins, st->k_rem);
     if (t == 0) {
+        uint32_t p = (prefix << (32 - shift - pbits)) | c.bucket, pb = 32 - shift;
+        whole_key<T>(p, pb);
         st->k_rem -= c.above;
-        st->prefix = (prefix << (32 - shift - pbits)) | c.bucket;
-        st->pbits = 32 - shift;
+        st->prefix = p;
+        st->pbits = pb;
         st->arrived = 0;
     }
 }
 
 // The collect launch: with the k-th key known, every key above it is a winner, and the first k_rem
 // of its ties. Winners go to the row's slots of sel_key/sel_col in any order.
-template <class Reader>
+template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
-multi_collect(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
+multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
               RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col) {
     const size_t r = blockIdx.x / chunks;
-    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = min(cols, begin + chunk);
+    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
     RowState* st = state + r;
     const uint32_t kth = st->prefix, k_rem = st->k_rem;
-    Reader::each(in, r, cols, begin, end, threadIdx.x, kBlock, [&](float x, uint32_t c) {
+    Reader::each(in, r * cols, begin, end, threadIdx.x, kBlock, [&](T x, uint32_t c) {
         uint32_t key = to_key(x, smallest);
         if (key > kth || (key == kth && atomicAdd(&st->ties, 1u) < k_rem)) {
             uint32_t j = atomicAdd(&st->nsel, 1u);
@@ -331,10 +367,11 @@ multi_collect(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint
     });
 }
 
-// k <= 2048: a block per row sorts its winners (bitonic.cuh) and writes them.
+// M, k <= 2048: a block per row sorts its winners (bitonic.cuh) and writes them.
+template <class T>
 __global__ void __launch_bounds__(kBlock)
-sort_winners(const float* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t* __restrict__ sel_key,
-             const uint32_t* __restrict__ sel_col, float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t* __restrict__ sel_key,
+             const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ uint64_t s[kBlockMaxK];
     const size_t r = blockIdx.x;
     int m = 1;
@@ -345,19 +382,20 @@ sort_winners(const float* __restrict__ in, uint32_t cols, uint32_t k, const uint
     for (uint32_t j = threadIdx.x; j < k; j += kBlock) {
         uint32_t c = packed_index(s[j]);
         out_idx[r * k + j] = c;
-        out_vals[r * k + j] = c < cols ? in[r * cols + c] : 0.0f;
+        if (c < cols) out_vals[r * k + j] = in[r * cols + c];
     }
 }
 
-// k > 2048: the winners were sorted by CUB's segmented sort; gather the values.
-__global__ void write_sorted(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k,
-                             const uint32_t* __restrict__ cols_sorted, float* __restrict__ out_vals,
+// M, k > 2048: the winners were sorted by CUB's segmented sort; gather the values.
+template <class T>
+__global__ void write_sorted(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k,
+                             const uint32_t* __restrict__ cols_sorted, T* __restrict__ out_vals,
                              uint32_t* __restrict__ out_idx) {
     const size_t total = rows * k, stride = size_t(gridDim.x) * blockDim.x;
     for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < total; j += stride) {
         uint32_t c = cols_sorted[j];
         out_idx[j] = c;
-        out_vals[j] = c < cols ? in[(j / k) * cols + c] : 0.0f;
+        if (c < cols) out_vals[j] = in[(j / k) * cols + c];
     }
 }
 
@@ -387,34 +425,86 @@ inline Path choose_path(size_t rows, size_t cols, size_t k) {
     return Path::multi;
 }
 
-template <class Reader = AlignedRows>
-void rowwise_topk(const float* d_in, size_t rows, size_t cols, size_t k, bool smallest, float* d_vals, uint32_t* d_idx) {
+// The plan for one call, from the shape and the GPU (course::device()); --plan prints it and the
+// launcher runs it. M cuts each row into chunks of at least 4096 keys, enough blocks for 4 per SM.
+struct RowPlan {
+    Path path;
+    int per_lane = 8;                        // W: keys per lane (1, 2, 4, 8)
+    size_t chunks = 1;                       // M: blocks per row
+    uint32_t chunk = 0;                      // M: keys per block, whole 16-byte vectors
+    unsigned grid = 0;
+};
+
+inline RowPlan plan_rows(size_t rows, size_t cols, size_t k) {
+    RowPlan p{choose_path(rows, cols, k)};
+    switch (p.path) {
+        case Path::warp:
+            p.per_lane = cols <= 32 ? 1 : cols <= 64 ? 2 : cols <= 128 ? 4 : 8;
+            p.grid = course::blocks_for(rows, kWarpBlock / 32);
+            return p;
+        case Path::block:
+            if (rows > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 rows: one block per row");
+            p.grid = unsigned(rows);
+            return p;
+        case Path::multi: break;
+    }
+    const size_t want_blocks = 4 * size_t(course::device().sm_count);
+    p.chunks = std::min((cols + 4095) / 4096, std::max<size_t>(1, (want_blocks + rows - 1) / rows));
+    p.chunk = uint32_t(((cols + p.chunks - 1) / p.chunks + 7) / 8 * 8);   // whole 16-byte vectors of any type
+    p.chunks = (cols + p.chunk - 1) / p.chunk;
+    if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
+    p.grid = unsigned(rows * p.chunks);
+    return p;
+}
+
+inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
+    const topk::rows::Shape s = topk::rows::parse_case(o, c);
+    const size_t k = c.param, rows = s.rows, cols = s.cols;
+    const RowPlan p = plan_rows(rows, cols, k);
+    switch (p.path) {
+        case Path::warp:
+            return {{"warp_rows", kWarpBlock, 0, 0, 1,
+                     "W: a warp per row, " + std::to_string(p.per_lane) + " keys a lane, " + std::to_string(p.grid) +
+                         " blocks"}};
+        case Path::block:
+            return {{"block_rows", kBlock, 0, 1, 1, "B: a block per row, " + std::to_string(p.grid) + " blocks"}};
+        case Path::multi: break;
+    }
+    const std::string m = "M: " + std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
+    std::vector<course::KernelPlan> v = {{"init_rows", 256, 0, 0, 1, "M: row states"}};
+    const int digits = c.dtype == "float16" || c.dtype == "bfloat16" ? 2 : 3;   // as the launcher: whole_key
+    for (int d = 0; d < digits; ++d) v.push_back({"multi_digit_pass", kBlock, 0, 1, 1, m + ", digit " + std::to_string(d)});
+    v.push_back({"multi_collect", kBlock, 0, 1, 1, m});
+    if (k <= size_t(kBlockMaxK)) v.push_back({"sort_winners", kBlock, 0, 1, 1, "a block per row"});
+    else v.push_back({"write_sorted", 256, 0, 0, 1, "after CUB's segmented sort of the winners"});
+    return v;
+}
+static course::PlanHook plan_hook(kernel_plans);
+
+template <class T = float, class Reader = AlignedRows>
+void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     const uint32_t c32 = uint32_t(cols), k32 = uint32_t(k);
-    switch (choose_path(rows, cols, k)) {
+    const RowPlan p = plan_rows(rows, cols, k);
+    switch (p.path) {
         case Path::warp: {
-            const unsigned grid = course::blocks_for(rows, kWarpBlock / 32);
-            if (cols <= 32) warp_rows<1><<<grid, kWarpBlock>>>(d_in, rows, c32, k32, smallest, d_vals, d_idx);
-            else if (cols <= 64) warp_rows<2><<<grid, kWarpBlock>>>(d_in, rows, c32, k32, smallest, d_vals, d_idx);
-            else if (cols <= 128) warp_rows<4><<<grid, kWarpBlock>>>(d_in, rows, c32, k32, smallest, d_vals, d_idx);
-            else warp_rows<8><<<grid, kWarpBlock>>>(d_in, rows, c32, k32, smallest, d_vals, d_idx);
+            auto args = [&](auto kernel) {
+                kernel<<<p.grid, kWarpBlock>>>(d_in, rows, c32, k32, smallest, d_vals, d_idx);
+            };
+            if (p.per_lane == 1) args(warp_rows<1, T>);
+            else if (p.per_lane == 2) args(warp_rows<2, T>);
+            else if (p.per_lane == 4) args(warp_rows<4, T>);
+            else args(warp_rows<8, T>);
             CUDA_CHECK_LAST();
             return;
         }
         case Path::block: {
-            if (rows > 0x7FFFFFFFu) throw course::SkipCase("more than 2^31 rows");
-            block_rows<Reader><<<unsigned(rows), kBlock>>>(d_in, c32, k32, smallest, d_vals, d_idx);
+            block_rows<Reader, T><<<p.grid, kBlock>>>(d_in, nullptr, c32, k32, smallest, d_vals, d_idx);
             CUDA_CHECK_LAST();
             return;
         }
         case Path::multi: break;
     }
-    // M: chunks of at least 4096 keys, enough blocks for 4 per SM.
-    const size_t want_blocks = 4 * size_t(course::device().sm_count);
-    size_t chunks = std::min((cols + 4095) / 4096, std::max<size_t>(1, (want_blocks + rows - 1) / rows));
-    const uint32_t chunk = uint32_t(((cols + chunks - 1) / chunks + 3) / 4 * 4);   // whole float4s
-    chunks = (cols + chunk - 1) / chunk;
-    if (rows * chunks > 0x7FFFFFFFu) throw course::SkipCase("more than 2^31 blocks");
-    const unsigned grid = unsigned(rows * chunks);
+    const uint32_t chunks = uint32_t(p.chunks);
     RowState* state = course::scratch_as<RowState>(0, rows);
     uint32_t* hist = course::scratch_as<uint32_t>(1, rows * kMaxBins);
     uint32_t* sel_key = course::scratch_as<uint32_t>(2, rows * k);
@@ -422,14 +512,16 @@ void rowwise_topk(const float* d_in, size_t rows, size_t cols, size_t k, bool sm
     CUDA_CHECK(cudaMemsetAsync(hist, 0, rows * kMaxBins * sizeof(uint32_t)));
     init_rows<<<course::blocks_for(rows, 256), 256>>>(state, rows, k32);
     CUDA_CHECK_LAST();
-    for (int d = 0; d < 3; ++d) {
-        multi_digit_pass<Reader><<<grid, kBlock>>>(d_in, c32, uint32_t(chunks), chunk, smallest, d, state, hist);
+    // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
+    const int digits = topk::is_half_float<T> ? 2 : 3;
+    for (int d = 0; d < digits; ++d) {
+        multi_digit_pass<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, d, state, hist);
         CUDA_CHECK_LAST();
     }
-    multi_collect<Reader><<<grid, kBlock>>>(d_in, c32, uint32_t(chunks), chunk, smallest, k32, state, sel_key, sel_col);
+    multi_collect<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, state, sel_key, sel_col);
     CUDA_CHECK_LAST();
     if (k <= size_t(kBlockMaxK)) {
-        sort_winners<<<unsigned(rows), kBlock>>>(d_in, c32, k32, sel_key, sel_col, d_vals, d_idx);
+        sort_winners<T><<<unsigned(rows), kBlock>>>(d_in, c32, k32, sel_key, sel_col, d_vals, d_idx);
         CUDA_CHECK_LAST();
         return;
     }
@@ -445,12 +537,30 @@ void rowwise_topk(const float* d_in, size_t rows, size_t cols, size_t k, bool sm
     void* temp = course::scratch(7, temp_bytes);
     CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, temp_bytes, sel_key, key_out, sel_col, col_out,
                                                              int64_t(rows * k), int64_t(rows), offsets, offsets + 1));
-    write_sorted<<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, c32, k32, col_out, d_vals, d_idx);
+    write_sorted<T><<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, c32, k32, col_out, d_vals, d_idx);
+    CUDA_CHECK_LAST();
+}
+
+// A ragged batch (rows.cuh): B's kernel, each block reading its row's bounds from the offsets.
+// k <= 2048 (B sorts a row's k in shared memory); rows of any length, 0 included.
+template <class T = float, class Reader = AlignedRows>
+void ragged_topk(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k,
+                 bool smallest, T* d_vals, uint32_t* d_idx) {
+    if (k > size_t(kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (one block a row sorts its k in shared memory)");
+    if (rows > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 rows: one block per row");
+    block_rows<Reader, T><<<unsigned(rows), kBlock>>>(d_in, d_offsets, uint32_t(max_len), uint32_t(k), smallest, d_vals,
+                                                      d_idx);
     CUDA_CHECK_LAST();
 }
 
 }  // namespace rowwise
 
 #ifndef COURSE_NO_MAIN   // exercises/row_warp_select.cu and wrong/row_float4.cu include this file for its kernels
-int main(int argc, char** argv) { return topk::rows::run_rows(argc, argv, "06_rowwise", rowwise::rowwise_topk<>); }
+int main(int argc, char** argv) {
+    using rowwise::rowwise_topk;
+    using rowwise::ragged_topk;
+    return topk::rows::run_rows(argc, argv, "06_rowwise", rowwise_topk<float>, rowwise_topk<__half>,
+                                rowwise_topk<__nv_bfloat16>, {},
+                                {ragged_topk<float>, ragged_topk<__half>, ragged_topk<__nv_bfloat16>});
+}
 #endif

@@ -10,7 +10,9 @@
 //   * float32: NaN is larger than +inf (torch's order), every NaN equal to every other; -0.0 equals
 //     +0.0 (either may be returned for the other).
 //   * --smallest: the k smallest, in ascending order (NaN is then never chosen before a number).
-//   * Types float32, int32, uint32. 1 <= k <= n. Indices are uint32: n < 2^32 (4 G elements is
+//   * float16 and bfloat16: the same order (NaN largest, -0.0 == +0.0), values returned in the
+//     input's type; a 16-bit key sits in the top half of the 32-bit key (to_key below).
+//   * Types float32, float16, bfloat16, int32, uint32. 1 <= k <= n. Indices are uint32: n < 2^32 (4 G elements is
 //     16 GiB of input: more than any single top-k call here needs; int64 would double the index
 //     traffic for nothing).
 #pragma once
@@ -22,7 +24,20 @@
 #include <type_traits>
 #include <vector>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "../common/harness.cuh"
+
+// The two 16-bit float types by name, as .npy files and the command line know them. NumPy has no
+// bfloat16: a bfloat16 .npy holds the bit patterns as '<u2' (torch: t.view(torch.uint16).numpy(),
+// or ml_dtypes' bfloat16 array .view(np.uint16)); float16 is NumPy's own '<f2'.
+namespace course {
+template <> struct TypeName<__half> { static const char* get() { return "float16"; } };
+template <> struct TypeName<__nv_bfloat16> { static const char* get() { return "bfloat16"; } };
+template <> inline const char* npy_descr<__half>() { return "<f2"; }
+template <> inline const char* npy_descr<__nv_bfloat16>() { return "<u2"; }
+}  // namespace course
 
 namespace topk {
 
@@ -51,23 +66,75 @@ __host__ __device__ __forceinline__ uint32_t float_bits(float v) {
 #endif
 }
 
+template <class T> constexpr bool is_half_float = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+// The raw 16 bits of a float16 / bfloat16, and back.
+template <class T>
+__host__ __device__ __forceinline__ uint16_t half_bits(T v) {
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same_v<T, __half>) return __half_as_ushort(v);
+    else return __bfloat16_as_ushort(v);
+#else
+    uint16_t b;
+    std::memcpy(&b, &v, 2);
+    return b;
+#endif
+}
+template <class T>
+__host__ __device__ __forceinline__ T half_from_bits(uint16_t b) {
+#ifdef __CUDA_ARCH__
+    if constexpr (std::is_same_v<T, __half>) return __ushort_as_half(b);
+    else return __ushort_as_bfloat16(b);
+#else
+    T v;
+    std::memcpy(&v, &b, 2);
+    return v;
+#endif
+}
+
+// The 16-bit key of a float16 (exponent mask 0x7C00) or bfloat16 (0x7F80): the float32 rule on 16
+// bits. Every NaN -> 0xFFFF, -0.0 -> +0.0, then positive: set the sign bit, negative: invert all.
+__host__ __device__ __forceinline__ uint16_t half_key(uint16_t b, uint16_t inf_bits) {
+    if ((b & 0x7FFFu) > inf_bits) return 0xFFFFu;
+    if (b == 0x8000u) b = 0;
+    return (b & 0x8000u) ? uint16_t(~b) : uint16_t(b | 0x8000u);
+}
+// Its inverse (the bits of a value with that key: a NaN's key gives 0x7FFF, a NaN, and 0 gives
+// +0.0): tests/lesson01_host.cu checks that all 65,536 patterns round-trip and order like values.
+__host__ __device__ __forceinline__ uint16_t half_key_bits(uint16_t key) {
+    return (key & 0x8000u) ? uint16_t(key ^ 0x8000u) : uint16_t(~key);
+}
+template <class T> __host__ __device__ constexpr uint16_t half_inf_bits() { return std::is_same_v<T, __half> ? 0x7C00u : 0x7F80u; }
+
+// float16/bfloat16: the 16-bit key in the top half, the bottom half 0 in BOTH directions (only
+// the 16 bits are inverted for smallest), so radix digits below bit 16 never split a row's keys.
+template <class T>
+__host__ __device__ __forceinline__ uint32_t half_to_key(T v, bool smallest) {
+    uint16_t h = half_key(half_bits(v), half_inf_bits<T>());
+    return uint32_t(uint16_t(smallest ? ~h : h)) << 16;
+}
+
 template <class T>
 __host__ __device__ __forceinline__ uint32_t to_key(T v, bool smallest) {
-    uint32_t key;
-    if constexpr (std::is_same_v<T, float>) {
-        uint32_t b = float_bits(v);
-        if ((b & 0x7FFFFFFFu) > 0x7F800000u) key = 0xFFFFFFFFu;     // any NaN: above +inf
-        else {
-            if (b == 0x80000000u) b = 0;                            // -0.0 -> +0.0
-            key = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-        }
-    } else if constexpr (std::is_same_v<T, int32_t>) {
-        key = uint32_t(v) ^ 0x80000000u;
+    if constexpr (is_half_float<T>) {
+        return half_to_key(v, smallest);
     } else {
-        static_assert(std::is_same_v<T, uint32_t>, "top-k types: float, int32_t, uint32_t");
-        key = v;
+        uint32_t key;
+        if constexpr (std::is_same_v<T, float>) {
+            uint32_t b = float_bits(v);
+            if ((b & 0x7FFFFFFFu) > 0x7F800000u) key = 0xFFFFFFFFu;     // any NaN: above +inf
+            else {
+                if (b == 0x80000000u) b = 0;                            // -0.0 -> +0.0
+                key = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+            }
+        } else if constexpr (std::is_same_v<T, int32_t>) {
+            key = uint32_t(v) ^ 0x80000000u;
+        } else {
+            static_assert(std::is_same_v<T, uint32_t>, "top-k types: float, __half, __nv_bfloat16, int32_t, uint32_t");
+            key = v;
+        }
+        return smallest ? ~key : key;
     }
-    return smallest ? ~key : key;
 }
 
 // Merge-based versions (01-04) compare (key, index) pairs packed in 64 bits: the key in the high
@@ -106,7 +173,7 @@ inline std::vector<std::string> dists() {
 }
 
 template <class T>
-std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
+std::vector<T> make_input32(size_t n, const std::string& dist, uint64_t seed) {
     std::vector<T> v;
     constexpr bool kFloat = std::is_floating_point_v<T>;
     if (dist == "negatives" || dist == "dupes" || dist == "topbits" || dist == "specials") {
@@ -151,6 +218,21 @@ std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
         throw course::UsageError("unknown input '" + dist + "'");
     }
     return v;
+}
+
+// float16 and bfloat16 inputs are the float32 ones rounded to nearest (so with more ties).
+template <class T>
+std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
+    if constexpr (is_half_float<T>) {
+        std::vector<float> f = make_input32<float>(n, dist, seed);
+        std::vector<T> v(n);
+        T* p = v.data();
+        const float* q = f.data();
+        course::parallel_for(n, [&](size_t i) { p[i] = T(q[i]); });
+        return v;
+    } else {
+        return make_input32<T>(n, dist, seed);
+    }
 }
 
 // ---- the CPU reference --------------------------------------------------------------------------
@@ -207,7 +289,11 @@ inline Reference reference(const std::vector<uint32_t>& keys, size_t k) {
 }
 
 template <class T> std::string show_value(T v) {
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (is_half_float<T>) {
+        uint16_t b = half_bits(v);
+        if ((b & 0x7FFFu) > half_inf_bits<T>()) return "nan";
+        return course::show(double(float(v)));
+    } else if constexpr (std::is_same_v<T, float>) {
         uint32_t b = float_bits(v);
         if ((b & 0x7FFFFFFFu) > 0x7F800000u) return "nan";
     }
@@ -261,6 +347,25 @@ course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint3
     return check_topk(in.data(), keys.data(), in.size(), ref, k, smallest, vals, idx);
 }
 
+// A library bar that returns its k results in any order (CUB's DeviceTopK): the checker first puts
+// them in output order (by key, ties by index), then checks them like any other version's. A value
+// that is not an input value still fails (its key matches no index's), so nothing is excused but
+// the order.
+template <class T>
+void order_results(T* vals, uint32_t* idx, size_t k, bool smallest) {
+    std::vector<size_t> o(k);
+    for (size_t j = 0; j < k; ++j) o[j] = j;
+    std::sort(o.begin(), o.end(), [&](size_t a, size_t b) {
+        uint32_t ka = to_key(vals[a], smallest), kb = to_key(vals[b], smallest);
+        return ka != kb ? ka > kb : idx[a] < idx[b];
+    });
+    std::vector<T> v(k);
+    std::vector<uint32_t> i(k);
+    for (size_t j = 0; j < k; ++j) { v[j] = vals[o[j]]; i[j] = idx[o[j]]; }
+    std::copy(v.begin(), v.end(), vals);
+    std::copy(i.begin(), i.end(), idx);
+}
+
 // ---- one case on the device ---------------------------------------------------------------------
 
 // Battery and sweep cases ask for the k smallest with a "/smallest" suffix on the input's name.
@@ -276,7 +381,8 @@ inline bool split_smallest(std::string& dist) {
 template <class T>
 class TopkTrial : public course::Trial {
 public:
-    TopkTrial(const course::Options& o, const course::Case& c, Launcher<T> fn) : fn_(fn), k_(c.param) {
+    TopkTrial(const course::Options& o, const course::Case& c, Launcher<T> fn, bool unsorted = false)
+        : fn_(fn), k_(c.param), unsorted_(unsorted) {
         std::string dist = c.dist;
         smallest_ = split_smallest(dist) || o.has("smallest");
         if (!o.input.empty()) input_ = course::load_npy<T>(o.input);
@@ -288,8 +394,8 @@ public:
         if (n == 0) throw course::UsageError("top-k needs at least one element (n=0)");
         if (k_ < 1 || k_ > n)
             throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and n=" + std::to_string(n));
-        bytes = 4.0 * n + 8.0 * k_;              // read the input once, write k values and k indices
-        course::require_device_memory(4.0 * n + 8.0 * k_ + 24.0 * n);   // input, output, the widest scratch (00)
+        bytes = double(sizeof(T)) * n + (sizeof(T) + 4.0) * k_;   // read the input once, write k values and k indices
+        course::require_device_memory(double(sizeof(T)) * n + 8.0 * k_ + 24.0 * n);   // + the widest scratch (00)
         d_in_ = course::DeviceArray<T>(n);
         d_vals_ = course::DeviceArray<T>(k_);
         d_idx_ = course::DeviceArray<uint32_t>(k_);
@@ -304,6 +410,7 @@ public:
             keys_ = keys_of(input_, smallest_);
             ref_ = reference(keys_, k_);
         }
+        if (unsorted_) order_results(vals.data(), idx.data(), k_, smallest_);
         return check_topk(input_, keys_, ref_, k_, smallest_, vals.data(), idx.data());
     }
     void save(const std::string& path) override {
@@ -317,7 +424,7 @@ public:
 private:
     Launcher<T> fn_;
     size_t k_;
-    bool smallest_ = false;
+    bool unsorted_ = false, smallest_ = false;
     std::vector<T> input_;
     std::vector<uint32_t> keys_;
     Reference ref_;
@@ -334,9 +441,14 @@ struct Limits {
     uint64_t sweep_max_n = uint64_t(1) << 28;    // slow versions benchmark smaller sizes only
     bool best = false;                           // the best version: k = n/2, n in the battery,
                                                  // equal and topbits inputs in the sweep
+    bool half_floats = false;                    // float16 and bfloat16 launchers were given
+    bool unsorted = false;                       // results in any order (CUB's DeviceTopK): sorted
+                                                 // by the checker before it checks them
 };
 
 template <class T> const char* dtype_name() { return course::TypeName<T>::get(); }
+
+inline bool k16_ok(const Limits& lim) { return lim.half_floats; }
 
 inline std::vector<course::Case> battery(const course::Options& o, const Limits& lim) {
     std::vector<course::Case> cases;
@@ -373,6 +485,13 @@ inline std::vector<course::Case> battery(const course::Options& o, const Limits&
                 add(n, "dupes/smallest", k, "int32");
             }
         }
+        if (k16_ok(lim))
+            for (uint64_t k : {uint64_t(1), uint64_t(33), uint64_t(1024), uint64_t(2048)})
+                for (const char* d : {"uniform", "equal", "specials", "negatives", "specials/smallest"}) {
+                    if (big && std::string(d) != "uniform" && std::string(d) != "specials") continue;
+                    add(n, d, k, "float16");
+                    add(n, d, k, "bfloat16");
+                }
         if (n <= 4097) add(n, "dupes", n, "float32");                 // k = n: everything
         if (lim.best)
             for (uint64_t k : {n / 2, n - 1, n})
@@ -386,6 +505,7 @@ inline std::vector<course::Case> battery(const course::Options& o, const Limits&
         add(m24, "uniform", 256, "int32");
         add(m24, "dupes/smallest", 100, "uint32");
         add(m28, "uniform", 2048, "float32");
+        if (k16_ok(lim)) { add(m24, "uniform", 256, "bfloat16"); add(m24, "specials", 32, "float16"); }
         add(m28, "topbits", 32, "float32");
         if (lim.best) { add(m24, "uniform", m24 / 2, "float32"); add(m28, "equal", 1024, "float32"); }
     }
@@ -408,8 +528,15 @@ inline std::vector<course::Case> sweep(const course::Options& o, const Limits& l
     return cases;
 }
 
+// The 16-bit launchers are optional: a version without them refuses --type float16/bfloat16.
+struct HalfLaunchers {
+    Launcher<__half> f16 = nullptr;
+    Launcher<__nv_bfloat16> bf16 = nullptr;
+};
+
 inline int run_lesson(int argc, char** argv, const char* version, Launcher<float> f32,
-                      Launcher<int32_t> i32, Launcher<uint32_t> u32, Limits lim = {}) {
+                      Launcher<int32_t> i32, Launcher<uint32_t> u32, Limits lim = {}, HalfLaunchers h = {}) {
+    lim.half_floats = h.f16 && h.bf16;
     course::LessonDef def;
     def.lesson = "01_topk";
     def.version = version;
@@ -417,6 +544,7 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.cli.summary = "top-k: the k largest (or --smallest) values and their indices";
     def.cli.dists = dists();
     def.cli.dtypes = {"float32", "int32", "uint32"};
+    if (lim.half_floats) { def.cli.dtypes.push_back("float16"); def.cli.dtypes.push_back("bfloat16"); }
     def.cli.param_name = "k";
     def.cli.param_default = std::min<uint64_t>(32, lim.max_k);
     def.cli.param_min = 1;
@@ -428,6 +556,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
         if (!o.input.empty()) {   // the file's n counts: read it now, before the GPU is touched
             if (o.dtype == "int32") n = course::load_npy<int32_t>(o.input).size();
             else if (o.dtype == "uint32") n = course::load_npy<uint32_t>(o.input).size();
+            else if (o.dtype == "float16") n = course::load_npy<__half>(o.input).size();
+            else if (o.dtype == "bfloat16") n = course::load_npy<__nv_bfloat16>(o.input).size();
             else n = course::load_npy<float>(o.input).size();
         }
         if (n == 0) course::usage_error("top-k needs at least one element (n=0)");
@@ -450,9 +580,12 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.battery = [lim](const course::Options& o) { return battery(o, lim); };
     def.sweep = [lim](const course::Options& o) { return sweep(o, lim); };
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
-        if (c.dtype == "int32") return std::make_unique<TopkTrial<int32_t>>(o, c, i32);
-        if (c.dtype == "uint32") return std::make_unique<TopkTrial<uint32_t>>(o, c, u32);
-        return std::make_unique<TopkTrial<float>>(o, c, f32);
+        const bool u = lim.unsorted;
+        if (c.dtype == "int32") return std::make_unique<TopkTrial<int32_t>>(o, c, i32, u);
+        if (c.dtype == "uint32") return std::make_unique<TopkTrial<uint32_t>>(o, c, u32, u);
+        if (c.dtype == "float16") return std::make_unique<TopkTrial<__half>>(o, c, h.f16, u);
+        if (c.dtype == "bfloat16") return std::make_unique<TopkTrial<__nv_bfloat16>>(o, c, h.bf16, u);
+        return std::make_unique<TopkTrial<float>>(o, c, f32, u);
     };
     return course::drive(argc, argv, def);
 }

@@ -1,18 +1,27 @@
 // lesson01_topk/rows.cuh — row-wise (batched) top-k in one place: the k largest of EVERY row of a
-// row-major rows x cols float32 matrix. The shape top-k has in practice: sampling from a language
+// row-major rows x cols matrix of float32, float16 or bfloat16 (--type). The shape top-k has in practice: sampling from a language
 // model's logits (a few rows of 32k-256k), mixture-of-experts routing (many short rows, k = 1..8),
 // nearest-neighbour search (a few rows of millions, k = 100..1024).
-// Used by 00_cub_segmented_rows.cu (the library bar), 06_rowwise.cu, wrong/row_float4.cu and
-// exercises/row_argmax.cu.
+// Used by 00_cub_segmented_rows.cu and 00_cub_batched_topk_rows.cu (the library bars),
+// 06_rowwise.cu, wrong/row_float4.cu and exercises/row_warp_select.cu.
 //
 // Semantics: lesson.cuh's card, per row. out_vals and out_idx are rows x k, row-major; row r holds
 // the k largest values of row r in descending order and their COLUMN indices (0 <= idx < cols).
 // Duplicates count, ties at the k-th value may be any of the tied columns, NaN is largest, -0.0
-// equals +0.0, --smallest gives the k smallest ascending. 1 <= k <= cols; cols < 2^32.
+// equals +0.0, --smallest gives the k smallest ascending. 1 <= k <= cols; cols < 2^32. Values come
+// back in the input's type (float16/bfloat16 keys: lesson.cuh's to_key).
 //
 // Command line: --rows R and --n C (the length of each row), or --input logits.npy with shape
-// (rows, cols) (a 1-D file is one row); --output v.npy writes values (rows, k) and v_idx.npy.
+// (rows, cols) (a 1-D file is one row; '<f4', '<f2' with --type float16, or bfloat16 bit patterns
+// as '<u2' with --type bfloat16); --output v.npy writes values (rows, k) and v_idx.npy.
 // In the battery and the CSV a case's input is named "shape:ROWSxCOLS", e.g. "uniform:64x128256".
+//
+// Ragged batches: each row its own length (a sparse-attention indexer's rows of 8K-128K keys).
+// --dist ragged (lengths 0, 1, k-1, k, k+1, the longest --n, and random, row by row) or serving
+// (every row 1/16 to all of --n long), or --input values.npy (1-D, the rows one after another) with
+// --lengths lens.npy ('<i4', one length a row). k is one number for the call; a row
+// shorter than k returns all its elements, sorted, and its slots from its length on hold index
+// kNoIndex (0xFFFFFFFF: -1 as int32) and value pad_value (-inf; +inf under --smallest).
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -26,8 +35,46 @@ namespace rows {
 
 // Every row-wise version provides a launcher of this shape (device pointers; scratch from
 // course::scratch, so the timed runs never allocate).
-using Launcher = void (*)(const float* d_in, size_t rows, size_t cols, size_t k, bool smallest,
-                          float* d_vals, uint32_t* d_idx);
+template <class T = float>
+using Launcher = void (*)(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest,
+                          T* d_vals, uint32_t* d_idx);
+
+// The end of a chunk of a row, [begin, begin + chunk) cut at cols (06_rowwise's many-blocks path),
+// in 64 bits: begin + chunk passes 2^32 when cols is close to it (tests/lesson01_host.cu checks
+// cols = 2^32 - 1).
+__host__ __device__ __forceinline__ uint32_t chunk_end(uint32_t cols, uint32_t begin, uint32_t chunk) {
+    const uint64_t e = uint64_t(begin) + chunk;
+    return e < cols ? uint32_t(e) : cols;
+}
+
+// A ragged row's unused slots (see the header): the checker demands exactly these.
+constexpr uint32_t kNoIndex = 0xFFFFFFFFu;
+template <class T>
+__host__ __device__ __forceinline__ T pad_value(bool smallest) {
+    if constexpr (topk::is_half_float<T>) {
+        return topk::half_from_bits<T>(uint16_t(topk::half_inf_bits<T>() | (smallest ? 0u : 0x8000u)));
+    } else {
+        const uint32_t b = smallest ? 0x7F800000u : 0xFF800000u;
+#ifdef __CUDA_ARCH__
+        return __uint_as_float(b);
+#else
+        float f;
+        std::memcpy(&f, &b, 4);
+        return f;
+#endif
+    }
+}
+
+// A ragged version's launcher: row r is d_in[offsets[r] .. offsets[r + 1]), max_len its longest,
+template <class T>
+// total = offsets[rows], the number of elements.
+using RaggedLauncher = void (*)(const T* d_in, const int64_t* d_offsets, size_t rows, size_t total, size_t max_len,
+                                size_t k, bool smallest, T* d_vals, uint32_t* d_idx);
+struct RaggedLaunchers {
+    RaggedLauncher<float> f32 = nullptr;
+    RaggedLauncher<__half> f16 = nullptr;
+    RaggedLauncher<__nv_bfloat16> bf16 = nullptr;
+};
 
 // ---- inputs ---------------------------------------------------------------------------------------
 // Each shape is defined per row, so that a row never depends on its neighbours; "mixed" gives row r
@@ -69,18 +116,56 @@ inline float row_value(int shape, uint64_t seed, uint64_t r, uint64_t c, uint64_
     }
 }
 
-inline std::vector<float> make_matrix(uint64_t rows, uint64_t cols, const std::string& shape, uint64_t seed) {
+// float16 and bfloat16 rows are the float32 rows rounded to nearest (more ties: 8 bits of mantissa).
+template <class T = float>
+std::vector<T> make_matrix(uint64_t rows, uint64_t cols, const std::string& shape, uint64_t seed) {
     auto list = shapes();
     int id = int(std::find(list.begin(), list.end(), shape) - list.begin());
     if (id >= int(list.size())) throw course::UsageError("unknown input '" + shape + "'");
-    std::vector<float> m(rows * cols);
-    float* p = m.data();
+    std::vector<T> m(rows * cols);
+    T* p = m.data();
     course::parallel_for(rows * cols, [&](size_t i) {
         uint64_t r = i / cols, c = i % cols;
         int s = id == 8 ? int(r % 8) : id;
-        p[i] = row_value(s, seed, r, c, cols);
+        p[i] = T(row_value(s, seed, r, c, cols));
     });
     return m;
+}
+
+// Ragged lengths, row by row: "ragged" cycles through 0, 1, k-1, k, k+1, max_len and two random
+// lengths (each cut to max_len); "serving" draws every row from [max_len / 16, max_len].
+inline std::vector<std::string> ragged_shapes() { return {"ragged", "serving"}; }
+
+inline std::vector<uint64_t> ragged_lengths(const std::string& shape, uint64_t rows, uint64_t max_len, uint64_t k,
+                                            uint64_t seed) {
+    std::vector<uint64_t> len(rows);
+    for (uint64_t r = 0; r < rows; ++r) {
+        const uint64_t h = course::hash64(seed ^ 0x5EEDu, r);
+        const uint64_t lo = shape == "serving" ? max_len / 16 : 1;
+        const uint64_t random = lo + h % (max_len - lo + 1);
+        uint64_t l = random;
+        if (shape == "ragged") {
+            const uint64_t pick[6] = {0, 1, k - 1, k, k + 1, max_len};
+            if (r % 8 < 6) l = pick[r % 8];
+        }
+        len[r] = std::min(l, max_len);
+    }
+    return len;
+}
+
+// The values of a ragged batch: row r is mixed's shape (r / 8) % 8, so lengths and shapes vary apart.
+template <class T>
+std::vector<T> make_ragged(const std::vector<int64_t>& offsets, uint64_t seed) {
+    const uint64_t rows = offsets.size() - 1, n = uint64_t(offsets.back());
+    std::vector<T> v(n);
+    T* p = v.data();
+    course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned) {
+        for (size_t r = b; r < e; ++r) {
+            const uint64_t len = uint64_t(offsets[r + 1] - offsets[r]);
+            for (uint64_t c = 0; c < len; ++c) p[offsets[r] + c] = T(row_value(int((r / 8) % 8), seed, r, c, len));
+        }
+    }, 1);
+    return v;
 }
 
 // ---- the CPU reference and the checker ------------------------------------------------------------
@@ -103,9 +188,10 @@ inline std::vector<Reference> reference(const std::vector<uint32_t>& keys, uint6
     return ref;
 }
 
-inline course::CheckResult check_rows(const std::vector<float>& in, const std::vector<uint32_t>& keys,
-                                      const std::vector<Reference>& ref, uint64_t rows, uint64_t cols,
-                                      uint64_t k, bool smallest, const float* vals, const uint32_t* idx) {
+template <class T>
+course::CheckResult check_rows(const std::vector<T>& in, const std::vector<uint32_t>& keys,
+                               const std::vector<Reference>& ref, uint64_t rows, uint64_t cols,
+                               uint64_t k, bool smallest, const T* vals, const uint32_t* idx) {
     std::atomic<uint64_t> first_bad{rows};
     std::vector<course::CheckResult> res(course::cpu_threads());
     course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned t) {
@@ -125,6 +211,42 @@ inline course::CheckResult check_rows(const std::vector<float>& in, const std::v
         if (!c.ok && c.message.rfind("row " + std::to_string(first_bad.load()) + ":", 0) == 0) return c;
     for (auto& c : res) if (!c.ok) return c;
     return course::CheckResult::fail("a row failed");
+}
+
+// Ragged rows: row r against its own reference with k' = min(k, length), then every slot from k'
+// on must be the padding (index kNoIndex, value pad_value's bits).
+template <class T>
+course::CheckResult check_ragged(const std::vector<T>& in, const std::vector<uint32_t>& keys,
+                                 const std::vector<int64_t>& offsets, uint64_t k, bool smallest, const T* vals,
+                                 const uint32_t* idx) {
+    const uint64_t rows = offsets.size() - 1;
+    std::vector<course::CheckResult> res(rows);
+    std::atomic<bool> bad{false};
+    const T pad = pad_value<T>(smallest);
+    course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned) {
+        for (size_t r = b; r < e && !bad.load(); ++r) {
+            const uint64_t start = uint64_t(offsets[r]), len = uint64_t(offsets[r + 1]) - start, kk = std::min(k, len);
+            course::CheckResult c = course::CheckResult::pass();
+            if (kk > 0) {
+                std::vector<uint32_t> row(keys.begin() + start, keys.begin() + start + len);
+                std::nth_element(row.begin(), row.begin() + (kk - 1), row.end(), std::greater<uint32_t>());
+                Reference ref;
+                ref.kth = row[kk - 1];
+                for (uint64_t i = 0; i < len; ++i) ref.greater += keys[start + i] > ref.kth;
+                c = check_topk(in.data() + start, keys.data() + start, len, ref, kk, smallest, vals + r * k, idx + r * k);
+            }
+            for (uint64_t j = kk; j < k && c.ok; ++j)
+                if (idx[r * k + j] != kNoIndex || std::memcmp(&vals[r * k + j], &pad, sizeof(T)) != 0)
+                    c = course::CheckResult::fail("[" + std::to_string(j) + "] the row has " + std::to_string(len) +
+                                                  " elements: slot " + std::to_string(j) + " must be padding (index " +
+                                                  std::to_string(kNoIndex) + ", value " + show_value(pad) + "), got index " +
+                                                  std::to_string(idx[r * k + j]) + ", value " + show_value(vals[r * k + j]));
+            if (!c.ok) { res[r] = course::CheckResult::fail("row " + std::to_string(r) + " (length " +
+                                                             std::to_string(len) + "): " + c.message); bad = true; }
+        }
+    }, 1);
+    for (auto& c : res) if (!c.ok) return c;
+    return course::CheckResult::pass();
 }
 
 // ---- one case --------------------------------------------------------------------------------------
@@ -155,9 +277,19 @@ inline std::string name_of(const std::string& input, bool smallest, uint64_t row
     return input + (smallest ? "/smallest" : "") + ":" + std::to_string(rows) + "x" + std::to_string(cols);
 }
 
+// What a row-wise program may refuse or excuse: a library bar that returns each row's k in any
+// order (the checker sorts them first), or one that takes rows of at most max_cols.
+struct RowsLimits {
+    bool unsorted = false;
+    uint64_t max_cols = ~uint64_t(0);
+    const char* why = "";
+};
+
+template <class T>
 class RowsTrial : public course::Trial {
 public:
-    RowsTrial(const course::Options& o, const course::Case& c, Launcher fn) : fn_(fn), k_(c.param) {
+    RowsTrial(const course::Options& o, const course::Case& c, Launcher<T> fn, RowsLimits lim = {})
+        : fn_(fn), k_(c.param), lim_(lim) {
         Shape s = parse_case(o, c);
         smallest_ = s.smallest;
         if (!o.input.empty()) {
@@ -168,7 +300,7 @@ public:
             cols_ = s.cols;
             if (rows_ == 0 || cols_ == 0) throw course::UsageError("the matrix needs at least one row and one column");
             course::require_host_memory(14.0 * rows_ * cols_);
-            input_ = make_matrix(rows_, cols_, s.input, o.seed);
+            input_ = make_matrix<T>(rows_, cols_, s.input, o.seed);
         }
         if (rows_ == 0 || cols_ == 0)
             throw course::UsageError("the matrix is " + std::to_string(rows_) + " x " + std::to_string(cols_) +
@@ -176,33 +308,41 @@ public:
         if (k_ < 1 || k_ > cols_)
             throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and cols=" + std::to_string(cols_));
         if (cols_ >= (uint64_t(1) << 32)) throw course::UsageError("cols must be < 2^32 (uint32 column indices)");
+        if (cols_ > lim_.max_cols)
+            throw course::SkipCase("cols=" + std::to_string(cols_) + " is beyond this version's limit of " +
+                                   std::to_string(lim_.max_cols) + " (" + lim_.why + ")");
         n = rows_ * cols_;
         label = name_of(s.input, smallest_, rows_, cols_);
-        bytes = 4.0 * n + 8.0 * rows_ * k_;       // read the matrix once, write rows x k values and indices
+        const double e = double(sizeof(T));
+        bytes = e * n + (e + 4.0) * rows_ * k_;   // read the matrix once, write rows x k values and indices
         // input, outputs, and the widest scratch (the segmented-sort bar: 16 bytes per element)
-        course::require_device_memory(4.0 * n + 8.0 * rows_ * k_ + 16.0 * n + 64.0 * rows_);
-        d_in_ = course::DeviceArray<float>(n);
-        d_vals_ = course::DeviceArray<float>(rows_ * k_);
+        course::require_device_memory(e * n + 8.0 * rows_ * k_ + 16.0 * n + 64.0 * rows_);
+        d_in_ = course::DeviceArray<T>(n);
+        d_vals_ = course::DeviceArray<T>(rows_ * k_);
         d_idx_ = course::DeviceArray<uint32_t>(rows_ * k_);
         d_in_.upload(input_);
     }
     // A (rows, cols) file, or a 1-D file read as one row.
-    static std::vector<float> load_matrix(const std::string& path, uint64_t& r, uint64_t& c) {
-        return course::load_npy_matrix<float>(path, r, c);
+    static std::vector<T> load_matrix(const std::string& path, uint64_t& r, uint64_t& c) {
+        return course::load_npy_matrix<T>(path, r, c);
     }
     void run() override { fn_(d_in_.data(), rows_, cols_, k_, smallest_, d_vals_.data(), d_idx_.data()); }
     void poison() override { d_vals_.poison(); d_idx_.poison(); }
     course::CheckResult check() override {
-        std::vector<float> vals = d_vals_.download();
+        std::vector<T> vals = d_vals_.download();
         std::vector<uint32_t> idx = d_idx_.download();
         if (keys_.empty()) {
             keys_ = keys_of(input_, smallest_);
             ref_ = reference(keys_, rows_, cols_, k_);
         }
+        if (lim_.unsorted)
+            course::parallel_chunks(rows_, [&](size_t b, size_t e, unsigned) {
+                for (size_t r = b; r < e; ++r) order_results(vals.data() + r * k_, idx.data() + r * k_, k_, smallest_);
+            });
         return check_rows(input_, keys_, ref_, rows_, cols_, k_, smallest_, vals.data(), idx.data());
     }
     void save(const std::string& path) override {
-        std::vector<float> vals = d_vals_.download();
+        std::vector<T> vals = d_vals_.download();
         std::vector<uint32_t> idx = d_idx_.download();
         course::save_npy_2d(path, vals.data(), rows_, k_);
         std::string ipath = course::npy_sibling(path, "_idx");
@@ -211,33 +351,120 @@ public:
                     (unsigned long long)rows_, (unsigned long long)k_, ipath.c_str());
     }
 private:
-    Launcher fn_;
-    uint64_t k_, rows_ = 0, cols_ = 0;
+    Launcher<T> fn_;
+    uint64_t k_;
+    RowsLimits lim_;
+    uint64_t rows_ = 0, cols_ = 0;
     bool smallest_ = false;
-    std::vector<float> input_;
+    std::vector<T> input_;
     std::vector<uint32_t> keys_;
     std::vector<Reference> ref_;
-    course::DeviceArray<float> d_in_, d_vals_;
+    course::DeviceArray<T> d_in_, d_vals_;
+    course::DeviceArray<uint32_t> d_idx_;
+};
+
+// One ragged case: offsets from the lengths, the reference per row with k' = min(k, length), and
+// each row's padding checked slot by slot.
+template <class T>
+class RaggedTrial : public course::Trial {
+public:
+    RaggedTrial(const course::Options& o, const course::Case& c, RaggedLauncher<T> fn) : fn_(fn), k_(c.param) {
+        Shape s = parse_case(o, c);
+        smallest_ = s.smallest;
+        std::vector<uint64_t> len;
+        if (!o.input.empty()) {
+            input_ = course::load_npy<T>(o.input);
+            len = load_lengths(o.get("lengths"));
+            s.input = "file";
+        } else {
+            if (s.rows == 0 || s.cols == 0) throw course::UsageError("a ragged batch needs rows >= 1 and --n >= 1");
+            course::require_host_memory(14.0 * s.rows * s.cols);
+            len = ragged_lengths(s.input, s.rows, s.cols, k_, o.seed);
+        }
+        rows_ = len.size();
+        offsets_.assign(rows_ + 1, 0);
+        for (uint64_t r = 0; r < rows_; ++r) {
+            if (len[r] >= (uint64_t(1) << 32)) throw course::UsageError("a row of 2^32 or more elements");
+            max_len_ = std::max(max_len_, len[r]);
+            offsets_[r + 1] = offsets_[r] + int64_t(len[r]);
+        }
+        if (o.input.empty()) input_ = make_ragged<T>(offsets_, o.seed);
+        if (uint64_t(offsets_.back()) != input_.size())
+            throw course::UsageError("--lengths add up to " + std::to_string(offsets_.back()) + " but the input has " +
+                                     std::to_string(input_.size()) + " elements");
+        if (rows_ == 0) throw course::UsageError("a ragged batch needs at least one row");
+        if (k_ < 1) throw course::UsageError("--k must be at least 1");
+        n = input_.size();
+        label = name_of(s.input, smallest_, rows_, max_len_);
+        const double e = double(sizeof(T));
+        bytes = e * n + (e + 4.0) * rows_ * k_ + 8.0 * (rows_ + 1);
+        course::require_device_memory(e * n + 8.0 * rows_ * k_ + 16.0 * n + 80.0 * rows_);
+        d_in_ = course::DeviceArray<T>(std::max<uint64_t>(n, 1));
+        d_off_ = course::DeviceArray<int64_t>(rows_ + 1);
+        d_vals_ = course::DeviceArray<T>(rows_ * k_);
+        d_idx_ = course::DeviceArray<uint32_t>(rows_ * k_);
+        d_in_.upload(input_);
+        d_off_.upload(offsets_);
+    }
+    // One length a row, '<i4' (np.int32): rows of up to 2^31 - 1 elements.
+    static std::vector<uint64_t> load_lengths(const std::string& path) {
+        if (path.empty()) throw course::UsageError("a 1-D --input of ragged rows needs --lengths lens.npy");
+        std::vector<uint64_t> out;
+        for (int32_t l : course::load_npy<int32_t>(path)) {
+            if (l < 0) throw course::UsageError("--lengths: a negative length");
+            out.push_back(uint64_t(l));
+        }
+        return out;
+    }
+    void run() override {
+        fn_(d_in_.data(), d_off_.data(), rows_, n, max_len_, k_, smallest_, d_vals_.data(), d_idx_.data());
+    }
+    void poison() override { d_vals_.poison(); d_idx_.poison(); }
+    course::CheckResult check() override {
+        std::vector<T> vals = d_vals_.download();
+        std::vector<uint32_t> idx = d_idx_.download();
+        if (keys_.empty()) keys_ = keys_of(input_, smallest_);
+        return check_ragged(input_, keys_, offsets_, k_, smallest_, vals.data(), idx.data());
+    }
+    void save(const std::string& path) override {
+        std::vector<T> vals = d_vals_.download();
+        std::vector<uint32_t> idx = d_idx_.download();
+        course::save_npy_2d(path, vals.data(), rows_, k_);
+        std::string ipath = course::npy_sibling(path, "_idx");
+        course::save_npy_2d(ipath, idx.data(), rows_, k_);
+        std::printf("wrote %s (values, %llu x %llu; short rows padded) and %s (column indices, -1 padding)\n",
+                    path.c_str(), (unsigned long long)rows_, (unsigned long long)k_, ipath.c_str());
+    }
+private:
+    RaggedLauncher<T> fn_;
+    uint64_t k_, rows_ = 0, max_len_ = 0;
+    bool smallest_ = false;
+    std::vector<T> input_;
+    std::vector<int64_t> offsets_;
+    std::vector<uint32_t> keys_;
+    course::DeviceArray<T> d_in_, d_vals_;
+    course::DeviceArray<int64_t> d_off_;
     course::DeviceArray<uint32_t> d_idx_;
 };
 
 // ---- the battery and the benchmark -----------------------------------------------------------------
 // Every rows value meets every cols value (up to 2^27 elements; --quick: 2^20) with k in
 // {1, 2, 8, 50, 1024, cols} on "mixed" (eight shapes in one matrix); each shape on its own for
-// 1 and 7 rows; --smallest; and the benchmark's six shapes.
+// 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows; and the benchmark's shapes.
 struct Bench { uint64_t rows, cols, k; };
 inline std::vector<Bench> bench_shapes() {
-    return {{1, 128256, 50}, {64, 128256, 50}, {256, 256000, 1024},
-            {16384, 128, 8}, {65536, 64, 2}, {4, uint64_t(1) << 24, 1024}};
+    return {{1, 128256, 50}, {64, 128256, 50}, {256, 256000, 1024}, {4096, 256, 8},
+            {16384, 128, 8}, {65536, 64, 2}, {4, uint64_t(1) << 24, 1024},
+            {64, 131072, 256}, {256, 262144, 256}};
 }
 
-inline std::vector<course::Case> battery(const course::Options& o) {
+inline std::vector<course::Case> battery(const course::Options& o, bool half, bool ragged = false) {
     std::vector<course::Case> cases;
-    auto add = [&](uint64_t r, uint64_t c, uint64_t k, const std::string& input) {
+    auto add = [&](uint64_t r, uint64_t c, uint64_t k, const std::string& input, const char* type = "float32") {
         if (k < 1 || k > c) return;
         std::string name = input + ":" + std::to_string(r) + "x" + std::to_string(c);
-        for (auto& x : cases) if (x.dist == name && x.param == k) return;
-        cases.push_back({r * c, name, k, "float32"});
+        for (auto& x : cases) if (x.dist == name && x.param == k && x.dtype == type) return;
+        cases.push_back({r * c, name, k, type});
     };
     const uint64_t limit = o.quick ? uint64_t(1) << 20 : uint64_t(1) << 27;
     const std::vector<uint64_t> rows = {1, 2, 7, 1000, 65536};
@@ -252,41 +479,96 @@ inline std::vector<course::Case> battery(const course::Options& o) {
                     for (uint64_t k : {uint64_t(1), uint64_t(50), c}) add(r, c, k, s);
             if (r == 7 || r == 1000)
                 for (uint64_t k : {uint64_t(1), uint64_t(33), c}) add(r, c, k, "mixed/smallest");
+            if (half && r != 2 && r != 65536)
+                for (const char* t : {"float16", "bfloat16"}) {
+                    for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(50), uint64_t(1024), c}) add(r, c, k, "mixed", t);
+                    add(r, c, 33, "mixed/smallest", t);
+                }
         }
+    if (ragged) {                            // every length pattern, k up to 2048, 16-bit types too
+        for (uint64_t r : {uint64_t(8), uint64_t(64), uint64_t(1000)})
+            for (uint64_t c : {uint64_t(33), uint64_t(4097), uint64_t(131072)}) {
+                if (r * c > limit) continue;
+                for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(50), uint64_t(1024), uint64_t(2048)})
+                    add(r, c, k, "ragged");
+                add(r, c, 33, "ragged/smallest");
+                if (half) { add(r, c, 50, "ragged", "bfloat16"); add(r, c, 2048, "ragged", "float16"); }
+            }
+        if (!o.quick) {
+            add(64, 131072, 2048, "serving");
+            if (half) add(64, 131072, 2048, "serving", "bfloat16");
+        }
+    }
     if (!o.quick)
-        for (auto& b : bench_shapes()) add(b.rows, b.cols, b.k, "uniform");
+        for (auto& b : bench_shapes()) {
+            add(b.rows, b.cols, b.k, "uniform");
+            if (half) add(b.rows, b.cols, b.k, "uniform", "bfloat16");
+        }
     return cases;
 }
 
-inline std::vector<course::Case> sweep(const course::Options& o) {
+inline std::vector<course::Case> sweep(const course::Options& o, bool ragged) {
     std::vector<course::Case> cases;
     std::string input = o.dist == "mixed" ? "uniform" : o.dist;
     for (auto& b : bench_shapes())
         cases.push_back({b.rows * b.cols, input + ":" + std::to_string(b.rows) + "x" + std::to_string(b.cols), b.k,
-                         "float32"});
+                         o.dtype});
+    if (ragged) cases.push_back({64 * 131072, "serving:64x131072", 2048, o.dtype});   // rows of 8K-128K
     return cases;
 }
 
-inline int run_rows(int argc, char** argv, const char* version, Launcher fn) {
+// float32 always; float16 and bfloat16 when both launchers are given (else --type refuses them).
+inline bool is_ragged(const std::string& dist) {
+    std::string d = dist.substr(0, dist.find(':'));
+    split_smallest(d);
+    for (auto& r : ragged_shapes()) if (d == r) return true;
+    return false;
+}
+
+inline int run_rows(int argc, char** argv, const char* version, Launcher<float> f32,
+                    Launcher<__half> f16 = nullptr, Launcher<__nv_bfloat16> bf16 = nullptr, RowsLimits lim = {},
+                    RaggedLaunchers rag = {}) {
+    const bool half = f16 && bf16;
+    const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
     course::LessonDef def;
     def.lesson = "01_topk_rows";
     def.version = version;
     def.cli.program = version;
     def.cli.summary = "row-wise top-k: the k largest (or --smallest) of every row of a rows x cols matrix";
     def.cli.dists = shapes();
+    if (ragged) for (auto& r : ragged_shapes()) def.cli.dists.push_back(r);
     def.cli.dtypes = {"float32"};
+    if (half) { def.cli.dtypes.push_back("float16"); def.cli.dtypes.push_back("bfloat16"); }
     def.cli.param_name = "k";
     def.cli.param_default = 50;
     def.cli.param_min = 1;
     def.cli.n_default = 128256;
     def.cli.extras = {{"rows", true, "rows of the matrix (default 64); --n is the length of each row"},
                       {"smallest", false, "the k smallest values of each row (ascending) instead of the largest"}};
-    def.validate = [](const course::Options& o) {
+    if (ragged)
+        def.cli.extras.push_back({"lengths", true, "ragged rows: a 1-D .npy of row lengths ('<i4') for a 1-D --input"});
+    def.validate = [=](const course::Options& o) {
         if (o.test || o.sweep) return;
+        if (o.has("lengths") && o.input.empty()) course::usage_error("--lengths goes with a 1-D --input of the rows' values");
+        if (o.has("lengths") || is_ragged(o.dist)) {
+            if (o.has("lengths")) {           // both files read and matched before the GPU is touched
+                uint64_t total = 0, n = 0;
+                for (uint64_t l : RaggedTrial<float>::load_lengths(o.get("lengths"))) total += l;
+                if (o.dtype == "float16") n = course::load_npy<__half>(o.input).size();
+                else if (o.dtype == "bfloat16") n = course::load_npy<__nv_bfloat16>(o.input).size();
+                else n = course::load_npy<float>(o.input).size();
+                if (total != n)
+                    course::usage_error("--lengths add up to " + std::to_string(total) + " but --input has " +
+                                        std::to_string(n) + " elements");
+            }
+            return;
+        }
         uint64_t r = 0, c = o.n;
         if (!o.input.empty()) {
             if (o.has("rows")) course::usage_error("--input sets the rows from the file: drop --rows");
-            RowsTrial::load_matrix(o.input, r, c);
+            if (o.dtype == "float16") RowsTrial<__half>::load_matrix(o.input, r, c);
+            else if (o.dtype == "bfloat16") RowsTrial<__nv_bfloat16>::load_matrix(o.input, r, c);
+            else RowsTrial<float>::load_matrix(o.input, r, c);
         } else if (!course::parse_count(o.get("rows", "64"), r) || r == 0) {
             course::usage_error("--rows '" + o.get("rows") + "' is not a count of at least 1");
         }
@@ -295,10 +577,17 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher fn) {
             course::usage_error("--k " + std::to_string(o.param) + " is larger than the row length " +
                                 std::to_string(c) + " (k must be between 1 and cols)");
     };
-    def.battery = battery;
-    def.sweep = sweep;
+    def.battery = [half, ragged](const course::Options& o) { return battery(o, half, ragged); };
+    def.sweep = [ragged](const course::Options& o) { return sweep(o, ragged); };
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
-        return std::make_unique<RowsTrial>(o, c, fn);
+        if (o.has("lengths") || is_ragged(c.dist)) {
+            if (c.dtype == "float16") return std::make_unique<RaggedTrial<__half>>(o, c, rag.f16);
+            if (c.dtype == "bfloat16") return std::make_unique<RaggedTrial<__nv_bfloat16>>(o, c, rag.bf16);
+            return std::make_unique<RaggedTrial<float>>(o, c, rag.f32);
+        }
+        if (c.dtype == "float16") return std::make_unique<RowsTrial<__half>>(o, c, f16, lim);
+        if (c.dtype == "bfloat16") return std::make_unique<RowsTrial<__nv_bfloat16>>(o, c, bf16, lim);
+        return std::make_unique<RowsTrial<float>>(o, c, f32, lim);
     };
     return course::drive(argc, argv, def);
 }

@@ -290,7 +290,7 @@ static void test_rows() {
         }
     }
     course::Options o;
-    auto cases = topk::rows::battery(o);
+    auto cases = topk::rows::battery(o, true);
     auto has = [&](const std::string& dist, uint64_t k) {
         return std::any_of(cases.begin(), cases.end(), [&](auto& c) { return c.dist == dist && c.param == k; });
     };
@@ -311,8 +311,189 @@ static void test_rows() {
     report("rows_battery_bounded", most <= (uint64_t(1) << 27), "a case above 2^27 elements");
 }
 
+// float16 / bfloat16: every one of the 65,536 bit patterns. The key round-trips (NaN -> a NaN,
+// -0.0 -> +0.0, every other pattern to itself), orders exactly like the value (sorted by the value
+// as a double, NaN last: keys rise where values rise and are equal where values are equal, so
+// -0.0 == +0.0 and every NaN equal), agrees with the float32 key of the same value, and --smallest
+// reverses it with the low 16 bits still 0.
+template <class T>
+static void test_half_keys() {
+    const std::string name = std::string("keys_") + course::TypeName<T>::get();
+    const uint16_t inf = topk::half_inf_bits<T>();
+    auto is_nan = [&](uint16_t b) { return (b & 0x7FFFu) > inf; };
+    std::string why;
+    for (uint32_t b = 0; b < 65536 && why.empty(); ++b) {
+        uint16_t k = topk::half_key(uint16_t(b), inf), back = topk::half_key_bits(k);
+        bool ok = is_nan(uint16_t(b)) ? is_nan(back) : back == (b == 0x8000u ? 0u : b);
+        if (!ok) why = "pattern " + std::to_string(b) + " came back as " + std::to_string(back);
+    }
+    report(name + "_round_trip", why.empty(), why);
+    std::vector<uint16_t> pats(65536);
+    std::iota(pats.begin(), pats.end(), uint16_t(0));
+    auto value = [&](uint16_t b) { return double(float(topk::half_from_bits<T>(b))); };
+    std::stable_sort(pats.begin(), pats.end(), [&](uint16_t a, uint16_t b) {
+        if (is_nan(a) || is_nan(b)) return !is_nan(a) && is_nan(b);
+        return value(a) < value(b);
+    });
+    why.clear();
+    for (size_t i = 1; i < pats.size() && why.empty(); ++i) {
+        uint16_t a = pats[i - 1], b = pats[i];
+        bool same = (is_nan(a) && is_nan(b)) || (!is_nan(a) && !is_nan(b) && value(a) == value(b));
+        for (bool smallest : {false, true}) {
+            T va = topk::half_from_bits<T>(a), vb = topk::half_from_bits<T>(b);
+            uint32_t ka = topk::to_key(va, smallest), kb = topk::to_key(vb, smallest);
+            uint32_t fa = topk::to_key(float(va), smallest), fb = topk::to_key(float(vb), smallest);
+            bool up = smallest ? kb < ka : kb > ka;
+            if ((ka & 0xFFFFu) || (kb & 0xFFFFu)) why = "low 16 bits not 0";
+            else if (same ? ka != kb : !up)
+                why = "patterns " + std::to_string(a) + " and " + std::to_string(b) + (smallest ? " (smallest)" : "") +
+                      " out of order";
+            else if ((ka < kb) != (fa < fb) || (ka == kb) != (fa == fb))
+                why = "disagrees with the float32 key at " + std::to_string(a) + ", " + std::to_string(b);
+        }
+    }
+    report(name + "_order_like_values", why.empty(), why);
+    // The checker on 16-bit data: a right answer passes (either tie order, and unsorted after
+    // order_results), a value one unit off, a value from another index and the order broken fail.
+    auto in = topk::make_input<T>(5000, "specials", 3);
+    for (size_t k : {size_t(1), size_t(33), size_t(1000)}) {
+        for (bool smallest : {false, true}) {
+            std::vector<T> v;
+            std::vector<uint32_t> ix;
+            brute(in, k, smallest, k % 2 == 1, v, ix);
+            std::string at = name + "_checker_k" + std::to_string(k) + (smallest ? "_smallest" : "");
+            auto good = run_check(in, k, smallest, v, ix);
+            report(at + "_accepts_right", good.ok, good.message);
+            std::vector<T> sv(v.rbegin(), v.rend());
+            std::vector<uint32_t> si(ix.rbegin(), ix.rend());
+            if (topk::to_key(v.front(), smallest) != topk::to_key(v.back(), smallest))   // (all-NaN tops stay ordered)
+                report(at + "_rejects_reversed", !run_check(in, k, smallest, sv, si).ok, "accepted");
+            topk::order_results(sv.data(), si.data(), k, smallest);
+            auto re = run_check(in, k, smallest, sv, si);
+            report(at + "_unsorted_ordered_accepted", re.ok, re.message);
+            auto bad = v;
+            uint16_t b = topk::half_bits(bad[k / 2]);
+            bad[k / 2] = topk::half_from_bits<T>(uint16_t(b ^ 1u));
+            if (!is_nan(b) && !is_nan(uint16_t(b ^ 1u))) {
+                auto r = run_check(in, k, smallest, bad, ix);
+                report(at + "_rejects_one_unit_off", !r.ok, "accepted");
+                topk::order_results(bad.data(), ix.data(), k, smallest);
+                report(at + "_unsorted_still_rejects_wrong_value", !run_check(in, k, smallest, bad, ix).ok, "accepted");
+            }
+        }
+    }
+    // .npy: the reader knows the type by name, and float16 / bfloat16 files round-trip.
+    const std::string path = "/tmp/lesson01_host_" + std::string(course::TypeName<T>::get()) + ".npy";
+    course::save_npy(path, in.data(), in.size());
+    auto back = course::load_npy<T>(path);
+    report(name + "_npy_round_trip", back.size() == in.size() &&
+           std::memcmp(back.data(), in.data(), in.size() * sizeof(T)) == 0, "differs");
+    std::remove(path.c_str());
+}
+
+// 06_rowwise's chunk end in 64 bits: with cols near 2^32 the last chunk stops at cols, not at a
+// wrapped begin + chunk below begin.
+static void test_chunk_end() {
+    const uint32_t cols = 0xFFFFFFFFu, chunk = 1u << 20;
+    const uint32_t last = (cols / chunk) * chunk;
+    bool ok = topk::rows::chunk_end(cols, last, chunk) == cols && topk::rows::chunk_end(cols, 0, chunk) == chunk &&
+              topk::rows::chunk_end(100, 96, 8) == 100 && topk::rows::chunk_end(cols, cols - 8, 8) == cols;
+    uint32_t wrapped = last + chunk;         // what the 32-bit sum gives
+    report("rows_chunk_end_64bit", ok && wrapped < last, "chunk_end wrong near 2^32");
+}
+
+// The 16-bit cases in both batteries, and the new benchmark shapes.
+static void test_half_battery() {
+    course::Options o;
+    auto rows = topk::rows::battery(o, true), rows32 = topk::rows::battery(o, false);
+    auto count = [](const std::vector<course::Case>& v, const char* t) {
+        return std::count_if(v.begin(), v.end(), [&](auto& c) { return c.dtype == t; });
+    };
+    report("rows_battery_half_types", count(rows, "float16") > 20 && count(rows, "bfloat16") > 20 &&
+           count(rows32, "float16") == 0, "16-bit row cases missing (or present without 16-bit launchers)");
+    bool bench = false;
+    for (auto& c : rows) bench |= c.dist == "uniform:256x262144" && c.param == 256 && c.dtype == "bfloat16";
+    report("rows_battery_serving_shapes", bench, "256 x 262144 k 256 bfloat16 missing");
+    topk::Limits lim;
+    lim.half_floats = true;
+    auto one = topk::battery(o, lim);
+    lim.half_floats = false;
+    auto one32 = topk::battery(o, lim);
+    report("battery_half_types", count(one, "float16") > 20 && count(one, "bfloat16") > 20 &&
+           count(one32, "bfloat16") == 0, "16-bit cases missing");
+}
+
+// Ragged rows: the lengths cover 0, 1, k-1, k, k+1 and the longest; the checker accepts a brute-
+// force answer with the documented padding and rejects a padding slot with a real index, a short
+// row missing one of its elements, a value from the neighbouring row, and a wrong pad value.
+template <class T>
+static void test_ragged() {
+    const std::string name = std::string("ragged_") + course::TypeName<T>::get();
+    const uint64_t rows = 24, max_len = 300, k = 50;
+    auto len = topk::rows::ragged_lengths("ragged", rows, max_len, k, 5);
+    std::set<uint64_t> seen(len.begin(), len.end());
+    report(name + "_lengths", seen.count(0) && seen.count(1) && seen.count(k - 1) && seen.count(k) && seen.count(k + 1) &&
+           seen.count(max_len), "a length pattern missing");
+    auto serving = topk::rows::ragged_lengths("serving", 64, 131072, 2048, 5);
+    report(name + "_serving_lengths", std::all_of(serving.begin(), serving.end(), [](uint64_t l) {
+        return l >= 8192 && l <= 131072; }), "a serving row outside 8K-128K");
+    std::vector<int64_t> off(rows + 1, 0);
+    for (uint64_t r = 0; r < rows; ++r) off[r + 1] = off[r] + int64_t(len[r]);
+    for (bool smallest : {false, true}) {
+        auto in = topk::rows::make_ragged<T>(off, 9);
+        auto keys = topk::keys_of(in, smallest);
+        std::vector<T> vals(rows * k, topk::rows::pad_value<T>(smallest));
+        std::vector<uint32_t> idx(rows * k, topk::rows::kNoIndex);
+        for (uint64_t r = 0; r < rows; ++r) {
+            std::vector<T> row(in.begin() + off[r], in.begin() + off[r + 1]), v;
+            std::vector<uint32_t> ix;
+            const uint64_t kk = std::min<uint64_t>(k, len[r]);
+            if (kk == 0) continue;
+            brute(row, kk, smallest, r % 2 == 1, v, ix);
+            std::copy(v.begin(), v.end(), vals.begin() + r * k);
+            std::copy(ix.begin(), ix.end(), idx.begin() + r * k);
+        }
+        const std::string at = name + (smallest ? "_smallest" : "");
+        auto good = topk::rows::check_ragged(in, keys, off, k, smallest, vals.data(), idx.data());
+        report(at + "_accepts_right", good.ok, good.message);
+        uint64_t short_row = 0, long_row = 0;   // a row of k-1 elements and one of max_len
+        for (uint64_t r = 0; r < rows; ++r) { if (len[r] == k - 1) short_row = r; if (len[r] == max_len) long_row = r; }
+        auto bad_idx = idx;
+        bad_idx[short_row * k + k - 1] = 0;
+        report(at + "_rejects_padding_index", !topk::rows::check_ragged(in, keys, off, k, smallest, vals.data(),
+                                                                        bad_idx.data()).ok, "accepted");
+        auto bad_vals = vals;
+        bad_vals[short_row * k + k - 1] = T(0.0f);
+        report(at + "_rejects_padding_value", !topk::rows::check_ragged(in, keys, off, k, smallest, bad_vals.data(),
+                                                                        idx.data()).ok, "accepted");
+        bad_idx = idx;
+        bad_idx[short_row * k + k - 2] = topk::rows::kNoIndex;   // one of the row's own elements dropped
+        report(at + "_rejects_short_row_missing", !topk::rows::check_ragged(in, keys, off, k, smallest, vals.data(),
+                                                                            bad_idx.data()).ok, "accepted");
+        bad_vals = vals;
+        bad_vals[long_row * k + 3] = in[off[long_row - 1 + (long_row == 0 ? 2 : 0)] + 0];
+        bool differs = topk::to_key(bad_vals[long_row * k + 3], smallest) != topk::to_key(vals[long_row * k + 3], smallest);
+        report(at + "_rejects_other_rows_value", !differs || !topk::rows::check_ragged(in, keys, off, k, smallest,
+               bad_vals.data(), idx.data()).ok, "accepted");
+    }
+    course::Options o;
+    auto cases = topk::rows::battery(o, true, true);
+    bool has_serving = false, has_ragged = false;
+    for (auto& c : cases) {
+        has_serving |= c.dist == "serving:64x131072" && c.param == 2048;
+        has_ragged |= c.dist.rfind("ragged:", 0) == 0 && c.param == 2048;
+    }
+    report(name + "_battery", has_serving && has_ragged, "ragged or serving cases missing");
+}
+
 int main() {
     test_keys();
+    test_ragged<float>();
+    test_ragged<__nv_bfloat16>();
+    test_half_keys<__half>();
+    test_half_keys<__nv_bfloat16>();
+    test_chunk_end();
+    test_half_battery();
     test_rows();
     test_reference_vs_brute<float>();
     test_reference_vs_brute<int32_t>();

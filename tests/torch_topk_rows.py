@@ -3,8 +3,9 @@
 
     python3 tests/torch_topk_rows.py --csv results/torch_rows.csv      (then: plot.py --merge ...)
 
-For each shape of lesson01_topk/rows.cuh's benchmark (rows x cols, k): a float32 matrix of uniform
-values in [-1, 1) on the GPU, torch.topk(x, k, dim=1) (largest, sorted: the course's semantics),
+For each shape of lesson01_topk/rows.cuh's benchmark (rows x cols, k) and each --types dtype
+(float32, bfloat16, float16): a matrix of uniform values in [-1, 1) on the GPU (16-bit: the
+float32 matrix rounded, as the course makes its inputs), torch.topk(x, k, dim=1) (largest, sorted: the course's semantics),
 three warm-up calls, then the median of the timed calls, each between CUDA events with L2 flushed
 before it. The CSV rows have the course's columns (lesson 01_topk_rows, version torch.topk), so
 plot.py's row-wise table shows them beside 06_rowwise and the segmented-sort bar; copy_gbps is a
@@ -17,8 +18,9 @@ import os
 import statistics
 import sys
 
-SHAPES = [(1, 128256, 50), (64, 128256, 50), (256, 256000, 1024), (16384, 128, 8), (65536, 64, 2),
-          (4, 1 << 24, 1024)]
+SHAPES = [(1, 128256, 50), (64, 128256, 50), (256, 256000, 1024), (4096, 256, 8), (16384, 128, 8),
+          (65536, 64, 2), (4, 1 << 24, 1024), (64, 131072, 256), (256, 262144, 256)]
+DTYPES = {"float32": 4, "bfloat16": 2, "float16": 2}
 COLUMNS = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check"
 
 
@@ -41,7 +43,27 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--csv", help="append rows to this CSV (header written when new)")
     ap.add_argument("--reps", type=int, default=50)
+    ap.add_argument("--types", default="float32,bfloat16",
+                    help="comma-separated dtypes among " + ", ".join(DTYPES) + " (default float32,bfloat16)")
+    ap.add_argument("--shapes", default="",
+                    help="only these shapes, e.g. 64x131072:256,256x262144:256 (default: all of the benchmark's)")
     args = ap.parse_args()
+    types = [t for t in args.types.split(",") if t]
+    for t in types:
+        if t not in DTYPES:
+            print(f"torch_topk_rows: unknown dtype '{t}' (choose {', '.join(DTYPES)})", file=sys.stderr)
+            return 2
+    shapes = SHAPES
+    if args.shapes:
+        try:
+            shapes = []
+            for item in args.shapes.split(","):
+                dims, k = item.split(":")
+                r, c = dims.split("x")
+                shapes.append((int(r), int(c), int(k)))
+        except ValueError:
+            print(f"torch_topk_rows: bad --shapes '{args.shapes}' (e.g. 64x131072:256)", file=sys.stderr)
+            return 2
     try:
         import torch
     except ImportError:
@@ -56,21 +78,22 @@ def main():
     gen = torch.Generator(device=dev).manual_seed(12345)
     rows_out = []
     print(f"torch {torch.__version__} on {gpu}")
-    for rows, cols, k in SHAPES:
-        x = torch.rand((rows, cols), generator=gen, device=dev, dtype=torch.float32) * 2 - 1
+    for (rows, cols, k), dtype in [(s, t) for s in shapes for t in types]:
+        x = (torch.rand((rows, cols), generator=gen, device=dev, dtype=torch.float32) * 2 - 1).to(getattr(torch, dtype))
         vals, idx = torch.topk(x, k, dim=1)
         # a spot check: the first row against a sort
         ref = torch.sort(x[0], descending=True).values[:k]
         ok = bool(torch.equal(vals[0], ref))
         ms, ms_min = timed(torch, lambda: torch.topk(x, k, dim=1), args.reps, flush)
-        nbytes = 4 * rows * cols + 8 * rows * k      # the problem's bytes (int64 indices not counted extra)
+        e = DTYPES[dtype]                             # the problem's bytes, as rows.cuh counts them:
+        nbytes = e * rows * cols + (e + 4) * rows * k  # int32 indices (torch's int64 not counted extra)
         src = torch.empty(nbytes, dtype=torch.uint8, device=dev)
         dst = torch.empty_like(src)
         copy_ms, _ = timed(torch, lambda: dst.copy_(src), args.reps, flush)
         gbps, copy = nbytes / (ms * 1e6), nbytes / (copy_ms * 1e6)
-        print(f"torch.topk  {rows} x {cols} k={k}  {ms:9.4f} ms  {gbps:7.1f} GB/s  {100 * gbps / copy:5.1f}% of copy"
+        print(f"torch.topk  {dtype:8s} {rows} x {cols} k={k}  {ms:9.4f} ms  {gbps:7.1f} GB/s  {100 * gbps / copy:5.1f}% of copy"
               f"  {'PASS' if ok else 'FAIL'}")
-        rows_out.append(f"{gpu},01_topk_rows,torch.topk,float32,{rows * cols},uniform:{rows}x{cols},k={k},"
+        rows_out.append(f"{gpu},01_topk_rows,torch.topk,{dtype},{rows * cols},uniform:{rows}x{cols},k={k},"
                         f"{args.reps},{ms:.6f},{ms_min:.6f},{gbps:.2f},{copy:.2f},{'PASS' if ok else 'FAIL'}")
         del x, vals, idx, src, dst
     if args.csv:

@@ -15,9 +15,9 @@
 
 struct Float4Rows {   // BROKEN for cols % 4 != 0
     template <class F>
-    __device__ __forceinline__ static void each(const float* __restrict__ in, size_t r, uint32_t cols, uint32_t begin,
+    __device__ __forceinline__ static void each(const float* __restrict__ in, size_t start, uint32_t begin,
                                                 uint32_t end, int t, int nthreads, F&& f) {
-        const float4* row4 = reinterpret_cast<const float4*>(in) + (r * cols) / 4;   // rounds down
+        const float4* row4 = reinterpret_cast<const float4*>(in) + start / 4;   // rounds down
         const uint32_t quads = (end - begin) / 4;
         for (uint32_t q = t; q < quads; q += nthreads) {
             float4 v = row4[begin / 4 + q];
@@ -27,10 +27,10 @@ struct Float4Rows {   // BROKEN for cols % 4 != 0
             f(v.z, c + 2);
             f(v.w, c + 3);
         }
-        for (uint32_t c = begin + 4 * quads + t; c < end; c += nthreads) f(in[r * cols + c], c);
+        for (uint32_t c = begin + 4 * quads + t; c < end; c += nthreads) f(in[start + c], c);
     }
 };
 
 int main(int argc, char** argv) {
-    return topk::rows::run_rows(argc, argv, "wrong_row_float4", rowwise::rowwise_topk<Float4Rows>);
+    return topk::rows::run_rows(argc, argv, "wrong_row_float4", rowwise::rowwise_topk<float, Float4Rows>);
 }
