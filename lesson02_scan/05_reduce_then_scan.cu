@@ -26,6 +26,7 @@ constexpr int kVecs = 4;                                   // 16-byte vectors pe
 constexpr int kTile = kThreads * 4 * kVecs;                // 4096 elements
 constexpr int kMaxBlocks = 1024;                           // pass 2 is one block of 1024 threads
 
+// Pass 1, new in this version: 04 scanned every tile at once; here a block first only SUMS its segment.
 // Segment b = tiles [b * tiles_per_block, (b+1) * tiles_per_block) of the input.
 template <class T, bool kAligned>
 __global__ void __launch_bounds__(kThreads)
@@ -49,6 +50,7 @@ reduce_pass(const T* __restrict__ in, size_t n, size_t tiles_per_block, T* __res
     }
 }
 
+// Pass 2: 04's recursion on the tile sums, now one block, since there are at most 1024 partials.
 // One block: partial[0, count) -> its exclusive scan, in place (count <= 1024).
 template <class T>
 __global__ void __launch_bounds__(kMaxBlocks) scan_partials(T* partial, int count) {
@@ -60,6 +62,8 @@ __global__ void __launch_bounds__(kMaxBlocks) scan_partials(T* partial, int coun
     if (i < count) partial[i] = excl;
 }
 
+// Pass 3: 04's tile_scan + add_offsets in one kernel, the tile in registers (tile.cuh) instead of a
+// shared-memory tree, carrying the running total from tile to tile of the segment.
 template <class T, bool kAligned>
 __global__ void __launch_bounds__(kThreads)
 scan_pass(const T* __restrict__ in, T* __restrict__ out, size_t n, size_t tiles_per_block,

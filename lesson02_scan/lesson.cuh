@@ -7,6 +7,14 @@
 //   int32 adds with two's-complement wrap-around (computed as uint32, so overflow is defined);
 //   float32 (versions that offer it) is checked against a double-precision reference.
 //   n from 0 up to what fits in GPU memory; indices are 64-bit.
+//
+// What one run does (common/driver.cuh drives it; ScanTrial below is the scan's part):
+//   1. generate the input on the CPU (make_input: a hash of seed and index), upload it;
+//   2. poison the output (every byte 0xAB), run the version's launcher once, check it against the
+//      CPU reference (--test: poison and run again, a stale scratch state fails the second time);
+//   3. warm up, then time the launcher alone with CUDA events, the L2 flushed before each
+//      repetition; report the median (and the minimum), GB/s from 2n elements, % of a copy of the
+//      same bytes measured in the same run; check the output again after the timed runs.
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -18,6 +18,12 @@
 //   in GPU memory: a larger total is refused with one clear line (exit 2).
 //   The caller passes `total` (it must allocate the output, so it knows it: in an application it is
 //   the last offset of the scan, one 4-byte read-back). Bytes: 4n read + 4*total written.
+//
+// What one run does (common/driver.cuh drives it; CompactTrial and ExpandTrial are the problems'
+// part): generate the input on the CPU (a hash of seed and index; compaction also computes its
+// reference), upload it; poison the outputs, run the launcher once and check (--test: twice);
+// warm up, time the launcher alone with CUDA events (L2 flushed before each repetition, median
+// reported, GB/s from the bytes above, % of a copy measured in the same run); check again after.
 #pragma once
 #include <cstdint>
 #include <limits>

@@ -28,19 +28,21 @@
 constexpr int kThreads = 128, kWarps = kThreads / 32;
 constexpr int kVecs = 12;                       // rows of 4 elements per thread
 constexpr int kItems = 4 * kVecs;               // elements per thread
-constexpr int kTile = kThreads * kItems;        // elements per block (6144 by default)
+constexpr int kTile = kThreads * kItems;        // elements per block: 6144
 constexpr int kWarpItems = 32 * kItems;         // consecutive elements per warp
 constexpr int kWords = (kVecs + 3) / 4;         // keep-flag words: one byte per row (compact.cuh)
 static_assert(size_t(kTile) * 4 + 64 <= 48 * 1024, "the staged tile must fit in 48 KB of static shared memory");
 
-// kStageBarrier = false is the pitfall of wrong/compact_stage_no_barrier.cu (the barrier between
-// staging and copying out left out).
 // 8 blocks per SM asked of __launch_bounds__ caps the registers at 64 (7 blocks: 2 % slower).
 // 8 x 128 threads fit even a Turing SM (1024 threads); their shared memory (8 staged tiles) fits
 // Hopper's 228 KB an SM, on smaller GPUs fewer blocks are resident (--plan says how many bytes).
 constexpr int kMinBlocks = course::min_blocks_that_fit(8, kThreads);
 constexpr size_t kStaticSmem = sizeof(int32_t) * kTile + 64;   // the staged tile and the block's words
 
+// The look-back of lesson02's 06_decoupled_lookback, but a tile's value is its kept count, and the
+// kept elements are staged in shared memory so that they go out coalesced (compact_02 had 3 kernels).
+// kStageBarrier = false is the pitfall of wrong/compact_stage_no_barrier.cu (the barrier between
+// staging and copying out left out).
 template <bool kAligned, bool kStageBarrier = true>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
 lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* __restrict__ count,

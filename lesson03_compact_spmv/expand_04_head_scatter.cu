@@ -30,6 +30,7 @@ constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) p
 static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "the tile must fit in 48 KB of shared memory");
 constexpr int kMinBlocks = course::min_blocks_that_fit(6, kThreads);   // 4 on a Turing SM (1024 threads)
 
+// expand_03's expand kernel, but the walk is replaced by a scatter of run heads and a max-scan.
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
 expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __restrict__ starts,
                 int32_t* __restrict__ out) {

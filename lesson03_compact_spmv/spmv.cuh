@@ -13,6 +13,10 @@
 //   rtol = 1e-5 (float32) / 1e-13 (float64): a few hundred units of rounding of the row's own
 //   scale. Any summation order passes (the versions use very different orders); a wrong, missing
 //   or doubled term (|a_ij x_j| ~ scale / row length) fails for every row shorter than ~10^4.
+// What one run does (common/driver.cuh drives it; SpmvTrial is SpMV's part): build the matrix on
+// the CPU (or read --matrix), upload it and x; poison y, run the launcher once and check (--test:
+// twice); warm up, time the launcher alone with CUDA events (L2 flushed before each repetition,
+// median reported, GB/s from problem_bytes, % of a copy in the same run); check again after.
 #pragma once
 #include <cmath>
 #include <cstdint>

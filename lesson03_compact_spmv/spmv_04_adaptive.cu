@@ -78,6 +78,8 @@ __device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, con
     return sum;
 }
 
+// 02's warp per row for the medium rows, plus groups of W lanes for short rows and the whole block
+// for long ones: each row binned by its length, in registers.
 template <int W, class T>
 __global__ void __launch_bounds__(kBlock, kMinBlocks<T>)
 adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,

@@ -50,6 +50,7 @@ constexpr int kMinBlocks = course::min_blocks_that_fit(5, kBlock);
 constexpr int kSearchLanes = 8;
 static_assert(kSearchLanes >= 2 && kSearchLanes <= 16 && (kSearchLanes & (kSearchLanes - 1)) == 0,
               "kSearchLanes: 2, 4, 8 or 16");
+// New in this version: each tile's first row, found by searching the merge path (03 cut by nonzeros).
 template <class T>
 __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, const int* __restrict__ row_ptr,
                                 int* __restrict__ tile_row, T* __restrict__ y) {
@@ -91,6 +92,8 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
 // 2-D Poisson 0.1048 -> 0.1029). Before the loads were aligned it cost 13-15 % on banded and
 // 2-D Poisson rows. A likely reading, not profiled: a warp's 32 columns then straddled two lines,
 // the next warp read the second line again, and "evict first" had let it go in between.
+// 03's balanced split, but over rows + nonzeros and with the products kept on chip: one block
+// per tile of merge items, each thread walking its own 10 (float) or 5 (double).
 template <class T>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
 merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
