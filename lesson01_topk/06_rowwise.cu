@@ -196,7 +196,13 @@ __device__ Choice choose_bucket(const uint32_t* hist, int bins, uint32_t target)
 // ---- B: a block per row, one launch ---------------------------------------------------------------
 constexpr int kBlock = 1024;                 // 512 threads were slower on 64 x 128256 (fewer warps ready; TUNING.md)
 constexpr int kBlockMaxK = 2048;             // the k winners sorted in shared memory
-constexpr int kCand = 2048;                  // keys sharing the k-th key's prefix, kept in shared memory
+// B's candidates (keys sharing the k-th key's known prefix) live in DYNAMIC shared memory sized by
+// the plan (plan_rows: as many as fit with 2 blocks an SM, at most kCandMax): a bucket that fits is
+// collected in the next pass instead of needing another digit pass over the row. Uniform [-1, 1)
+// floats put about cols / 16 keys in digit 0's top bucket (8K of 131072): with 2048 (the size before)
+// a row of 131072 took 3 passes; with 10240 it takes 2. Not measured yet.
+constexpr uint32_t kCandMax = 10240;
+constexpr size_t kBlockStaticSmem = 26 * 1024;   // B's static shared memory, rounded up (s_hist, s_sel, the scan's)
 
 // B: one block per row, radix digits over the row until the k-th key's bucket fits in shared memory.
 // A ragged batch (offsets != nullptr) gives row r the elements [offsets[r], offsets[r + 1]): a row
@@ -204,10 +210,10 @@ constexpr int kCand = 2048;                  // keys sharing the k-th key's pref
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
 block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
-           T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+           uint32_t cand_cap, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ uint32_t s_hist[kMaxBins];
     __shared__ uint64_t s_sel[kBlockMaxK];   // the winners: keys above the k-th, then its ties
-    __shared__ uint64_t s_cand[kCand];       // keys that share the k-th key's known prefix
+    extern __shared__ uint64_t s_cand[];     // cand_cap keys that share the k-th key's known prefix
     __shared__ uint32_t s_nsel, s_ncand, s_ties;
     const int t = threadIdx.x;
     const size_t r = blockIdx.x;
@@ -224,8 +230,8 @@ block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32
     uint32_t prefix = 0, k_rem = kk, match = len;   // keys with the prefix: `match`; k_rem still to take
     int pbits = 0, d = 0;
     // 1. Passes over the row, one digit each, until the keys sharing the prefix fit in s_cand
-    //    (or the prefix is the whole key: then only the k-th key's ties are left).
-    for (; d < 3 && match > kCand; ++d) {
+    //    (cand_cap of them; or the prefix is the whole key: then only the k-th key's ties are left).
+    for (; d < 3 && match > cand_cap; ++d) {
         const int bins = digit_bins(d), shift = digit_shift(d);
         for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
         __syncthreads();
@@ -429,11 +435,28 @@ inline Path choose_path(size_t rows, size_t cols, size_t k) {
 // launcher runs it. M cuts each row into chunks of at least 4096 keys, enough blocks for 4 per SM.
 struct RowPlan {
     Path path;
+    uint32_t cand = 0;                       // B: candidates kept in dynamic shared memory
+    size_t smem = 0;                         // B: their bytes
     int per_lane = 8;                        // W: keys per lane (1, 2, 4, 8)
     size_t chunks = 1;                       // M: blocks per row
     uint32_t chunk = 0;                      // M: keys per block, whole 16-byte vectors
     unsigned grid = 0;
 };
+
+// B's candidate buffer from the GPU's shared memory: two blocks an SM where the SM holds 2048
+// threads (one where it holds fewer), 1 KB a block for the runtime, at most kCandMax, in steps of
+// 1024 (H100 10240, A100 6144, RTX 4090 9216, T4 4096: --plan prints it). Fewer than 2048: refused.
+inline void block_candidates(RowPlan& p) {
+    const course::DeviceInfo& d = course::device();
+    const int blocks = std::max(1, std::min(2, d.threads_per_sm / kBlock));
+    const size_t per_block = std::min(d.max_smem_optin, d.smem_per_sm / blocks - 1024);
+    const size_t fit = per_block > kBlockStaticSmem ? (per_block - kBlockStaticSmem) / sizeof(uint64_t) : 0;
+    p.cand = uint32_t(std::min<size_t>(kCandMax, fit / 1024 * 1024));
+    if (p.cand < 2048)
+        throw course::UsageError("06_rowwise's block path needs " + std::to_string(kBlockStaticSmem + 2048 * 8) +
+                                 " bytes of shared memory a block; " + d.name + " allows " + std::to_string(per_block));
+    p.smem = size_t(p.cand) * sizeof(uint64_t);
+}
 
 inline RowPlan plan_rows(size_t rows, size_t cols, size_t k) {
     RowPlan p{choose_path(rows, cols, k)};
@@ -445,6 +468,7 @@ inline RowPlan plan_rows(size_t rows, size_t cols, size_t k) {
         case Path::block:
             if (rows > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 rows: one block per row");
             p.grid = unsigned(rows);
+            block_candidates(p);
             return p;
         case Path::multi: break;
     }
@@ -467,7 +491,9 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
                      "W: a warp per row, " + std::to_string(p.per_lane) + " keys a lane, " + std::to_string(p.grid) +
                          " blocks"}};
         case Path::block:
-            return {{"block_rows", kBlock, 0, 1, 1, "B: a block per row, " + std::to_string(p.grid) + " blocks"}};
+            return {{"block_rows", kBlock, p.smem, 1, 1,
+                     "B: a block per row, " + std::to_string(p.grid) + " blocks, " + std::to_string(p.cand) +
+                         " candidates in shared memory"}};
         case Path::multi: break;
     }
     const std::string m = "M: " + std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
@@ -498,7 +524,8 @@ void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
             return;
         }
         case Path::block: {
-            block_rows<Reader, T><<<p.grid, kBlock>>>(d_in, nullptr, c32, k32, smallest, d_vals, d_idx);
+            course::allow_dynamic_smem(block_rows<Reader, T>, p.smem);
+            block_rows<Reader, T><<<p.grid, kBlock, p.smem>>>(d_in, nullptr, c32, k32, smallest, p.cand, d_vals, d_idx);
             CUDA_CHECK_LAST();
             return;
         }
@@ -548,8 +575,11 @@ void ragged_topk(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, s
                  bool smallest, T* d_vals, uint32_t* d_idx) {
     if (k > size_t(kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (one block a row sorts its k in shared memory)");
     if (rows > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 rows: one block per row");
-    block_rows<Reader, T><<<unsigned(rows), kBlock>>>(d_in, d_offsets, uint32_t(max_len), uint32_t(k), smallest, d_vals,
-                                                      d_idx);
+    RowPlan p{Path::block};
+    block_candidates(p);
+    course::allow_dynamic_smem(block_rows<Reader, T>, p.smem);
+    block_rows<Reader, T><<<unsigned(rows), kBlock, p.smem>>>(d_in, d_offsets, uint32_t(max_len), uint32_t(k), smallest,
+                                                              p.cand, d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 
