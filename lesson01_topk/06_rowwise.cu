@@ -484,7 +484,9 @@ inline RowPlan plan_rows(size_t rows, size_t cols, size_t k) {
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
     const topk::rows::Shape s = topk::rows::parse_case(o, c);
     const size_t k = c.param, rows = s.rows, cols = s.cols;
-    const RowPlan p = plan_rows(rows, cols, k);
+    RowPlan p{Path::block, 0, 0, 8, 1, 0, unsigned(rows)};
+    if (topk::rows::is_ragged(c.dist) || o.has("lengths")) block_candidates(p);   // ragged_topk: always B
+    else p = plan_rows(rows, cols, k);
     switch (p.path) {
         case Path::warp:
             return {{"warp_rows", kWarpBlock, 0, 0, 1,
