@@ -309,12 +309,15 @@ struct RowState {
     uint32_t nsel, ties;                     // winners written; ties taken
 };
 
-// One digit pass over every row: block (row, chunk) counts the digit of its chunk's keys that have
-// the row's prefix, adds its histogram to the row's in global memory, and the row's last block to
-// arrive chooses the bucket, updates the row's state and clears the histogram for the next pass.
+// M: one digit pass over every row: block (row, chunk) counts the digit of its chunk's keys that
+// have the row's prefix, adds its histogram to the row's in global memory, and the row's last block
+// to arrive chooses the bucket, updates the row's state and clears the histogram and its ticket for
+// the next pass. Pass 0 knows the state without reading it (no prefix, k to take) and its last block
+// writes all of it: a call needs no initialising launch, since every call leaves the tickets and
+// histograms zeroed (the launcher zeroes fresh scratch once).
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
-multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest,
+multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
                  int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
     __shared__ uint32_t s_hist[kMaxBins];
     __shared__ bool s_last;
@@ -322,8 +325,8 @@ multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint3
     const size_t r = blockIdx.x / chunks;
     const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
     RowState* st = state + r;
-    const uint32_t prefix = st->prefix;
-    const int pbits = int(st->pbits);
+    const uint32_t prefix = d == 0 ? 0u : st->prefix;
+    const int pbits = d == 0 ? 0 : int(st->pbits);
     uint32_t* hist = g_hist + r * kMaxBins;
     for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
     __syncthreads();
@@ -342,14 +345,16 @@ multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint3
     __threadfence();
     for (int i = t; i < bins; i += kBlock) { s_hist[i] = __ldcg(&hist[i]); hist[i] = 0; }
     __syncthreads();
-    Choice c = choose_bucket<kBlock>(s_hist, bins, st->k_rem);
+    const uint32_t k_rem = d == 0 ? k : st->k_rem;
+    Choice c = choose_bucket<kBlock>(s_hist, bins, k_rem);
     if (t == 0) {
         uint32_t p = (prefix << (32 - shift - pbits)) | c.bucket, pb = 32 - shift;
         whole_key<T>(p, pb);
-        st->k_rem -= c.above;
+        st->k_rem = k_rem - c.above;
         st->prefix = p;
         st->pbits = pb;
         st->arrived = 0;
+        if (d == 0) { st->nsel = 0; st->ties = 0; }   // for the collect launch
     }
 }
 
@@ -405,12 +410,6 @@ __global__ void write_sorted(const T* __restrict__ in, size_t rows, uint32_t col
     }
 }
 
-// Every row starts with nothing known of its k-th key: a prefix of 0 bits, all k still to take.
-__global__ void init_rows(RowState* state, size_t rows, uint32_t k) {
-    size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    if (r < rows) state[r] = RowState{0, 0, k, 0, 0, 0};
-}
-
 __global__ void row_offsets(int64_t* offsets, size_t rows, size_t k) {
     for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += size_t(gridDim.x) * blockDim.x)
         offsets[r] = int64_t(r * k);
@@ -429,6 +428,20 @@ inline Path choose_path(size_t rows, size_t cols, size_t k) {
     // (16 rows of 131072, 32 of 262144: the two tie there); see TUNING.md.
     if (cols <= 65536 || rows * 8192 >= cols) return Path::block;
     return Path::multi;
+}
+
+// M's row states and histograms: fresh scratch (a new allocation, or more rows than it has held) is
+// zeroed once; after that every call leaves the tickets and histograms zeroed for the next.
+inline void zero_fresh_scratch(RowState* state, uint32_t* hist, size_t rows) {
+    static const void* zeroed_state = nullptr;
+    static const void* zeroed_hist = nullptr;
+    static size_t zeroed_rows = 0;
+    if (state == zeroed_state && hist == zeroed_hist && rows <= zeroed_rows) return;
+    CUDA_CHECK(cudaMemsetAsync(state, 0, rows * sizeof(RowState)));
+    CUDA_CHECK(cudaMemsetAsync(hist, 0, rows * kMaxBins * sizeof(uint32_t)));
+    zeroed_state = state;
+    zeroed_hist = hist;
+    zeroed_rows = rows;
 }
 
 // The plan for one call, from the shape and the GPU (course::device()); --plan prints it and the
@@ -499,7 +512,7 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
         case Path::multi: break;
     }
     const std::string m = "M: " + std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
-    std::vector<course::KernelPlan> v = {{"init_rows", 256, 0, 0, 1, "M: row states"}};
+    std::vector<course::KernelPlan> v;
     const int digits = c.dtype == "float16" || c.dtype == "bfloat16" ? 2 : 3;   // as the launcher: whole_key
     for (int d = 0; d < digits; ++d) v.push_back({"multi_digit_pass", kBlock, 0, 1, 1, m + ", digit " + std::to_string(d)});
     v.push_back({"multi_collect", kBlock, 0, 1, 1, m});
@@ -538,13 +551,11 @@ void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
     uint32_t* hist = course::scratch_as<uint32_t>(1, rows * kMaxBins);
     uint32_t* sel_key = course::scratch_as<uint32_t>(2, rows * k);
     uint32_t* sel_col = course::scratch_as<uint32_t>(3, rows * k);
-    CUDA_CHECK(cudaMemsetAsync(hist, 0, rows * kMaxBins * sizeof(uint32_t)));
-    init_rows<<<course::blocks_for(rows, 256), 256>>>(state, rows, k32);
-    CUDA_CHECK_LAST();
+    zero_fresh_scratch(state, hist, rows);
     // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
     const int digits = topk::is_half_float<T> ? 2 : 3;
     for (int d = 0; d < digits; ++d) {
-        multi_digit_pass<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, d, state, hist);
+        multi_digit_pass<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, d, state, hist);
         CUDA_CHECK_LAST();
     }
     multi_collect<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, state, sel_key, sel_col);
