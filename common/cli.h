@@ -122,7 +122,7 @@ inline void print_help(const CliSpec& spec) {
                 spec.program.c_str());
     std::printf("  --n N          problem size: 1000000, 1<<24, 2^24, 16M (K/M/G = 2^10/2^20/2^30)\n");
     std::printf("  --dist NAME    input: %s\n", join(spec.dists).c_str());
-    if (spec.dtypes.size() > 1) std::printf("  --type T       element type: %s\n", join(spec.dtypes).c_str());
+    if (!spec.dtypes.empty()) std::printf("  --type T       element type: %s\n", join(spec.dtypes).c_str());
     if (!spec.param_name.empty())
         std::printf("  --%-12s lesson parameter (default %llu)\n", spec.param_name.c_str(),
                     (unsigned long long)spec.param_default);
@@ -178,7 +178,7 @@ inline Options parse_options(int argc, char** argv, const CliSpec& spec) {
             o.dist = next();
             if (!known(spec.dists, o.dist))
                 usage_error("unknown --dist '" + o.dist + "' (choose " + join(spec.dists) + ")");
-        } else if (arg == "--type" && spec.dtypes.size() > 1) {
+        } else if (arg == "--type" && !spec.dtypes.empty()) {   // a one-type program accepts its own type
             o.dtype = next();
             if (!known(spec.dtypes, o.dtype))
                 usage_error("unknown --type '" + o.dtype + "' (choose " + join(spec.dtypes) + ")");

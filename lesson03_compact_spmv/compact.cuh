@@ -434,7 +434,3 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher fn, L
 }
 
 }  // namespace expand
-
-// tests/lesson03_compact_host.cu reads expand's path arithmetic through this header: until it
-// includes expand_path.cuh itself, this line keeps it building.
-#include "expand_path.cuh"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../lesson03_compact_spmv/compact.cuh"
+#include "../lesson03_compact_spmv/expand_path.cuh"
 
 static int g_passed = 0, g_failed = 0;
 static void expect(bool ok, const std::string& name, const std::string& why = "") {
