@@ -25,15 +25,8 @@
 
 namespace cubrows {
 
-template <class T> using Key = std::conditional_t<topk::is_half_float<T>, uint16_t, uint32_t>;
-
-template <class T>
-struct KeyOf {
-    bool smallest;
-    __host__ __device__ Key<T> operator()(T v) const {
-        return Key<T>(topk::to_key(v, smallest) >> (topk::is_half_float<T> ? 16 : 0));
-    }
-};
+template <class T> using Key = topk::NarrowKey<T>;      // lesson.cuh: 16-bit keys for 16-bit floats
+template <class T> using KeyOf = topk::NarrowKeyOf<T>;
 
 // Segment r's iterators: its keys (over row r of the input), its columns, and its k output slots.
 template <class T>

@@ -23,16 +23,8 @@
 
 namespace cubtopk {
 
-// The key DeviceTopK compares: 32 bits for 32-bit types, the 16-bit key itself for float16/bfloat16.
-template <class T> using Key = std::conditional_t<topk::is_half_float<T>, uint16_t, uint32_t>;
-
-template <class T>
-struct KeyOf {
-    bool smallest;
-    __host__ __device__ Key<T> operator()(T v) const {
-        return Key<T>(topk::to_key(v, smallest) >> (topk::is_half_float<T> ? 16 : 0));
-    }
-};
+template <class T> using Key = topk::NarrowKey<T>;      // lesson.cuh: 16-bit keys for 16-bit floats
+template <class T> using KeyOf = topk::NarrowKeyOf<T>;
 
 // Gathers out_vals[j] = in[idx[j]] (exact bits) and out_idx[j] = idx[j].
 template <class T>

@@ -137,6 +137,17 @@ __host__ __device__ __forceinline__ uint32_t to_key(T v, bool smallest) {
     }
 }
 
+// The narrowest key a library top-k can compare (CUB's bars): 32 bits for 32-bit types, the 16-bit
+// key itself for float16/bfloat16 (half the key bytes to move).
+template <class T> using NarrowKey = std::conditional_t<is_half_float<T>, uint16_t, uint32_t>;
+template <class T>
+struct NarrowKeyOf {
+    bool smallest;
+    __host__ __device__ NarrowKey<T> operator()(T v) const {
+        return NarrowKey<T>(to_key(v, smallest) >> (is_half_float<T> ? 16 : 0));
+    }
+};
+
 // Merge-based versions (01-04) compare (key, index) pairs packed in 64 bits: the key in the high
 // half, the inverted index in the low half. Every element then has a distinct packed value (ties
 // go to the lower index), and the packed value 0 (key 0, index 0xFFFFFFFF) is below every real

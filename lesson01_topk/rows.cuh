@@ -285,6 +285,19 @@ struct RowsLimits {
     const char* why = "";
 };
 
+// --output for a (rows, k) result: the values, and the column indices beside them (F_idx.npy).
+template <class T>
+void save_rows_result(const std::string& path, const course::DeviceArray<T>& d_vals,
+                      const course::DeviceArray<uint32_t>& d_idx, uint64_t rows, uint64_t k, const char* what) {
+    std::vector<T> vals = d_vals.download();
+    std::vector<uint32_t> idx = d_idx.download();
+    course::save_npy_2d(path, vals.data(), rows, k);
+    const std::string ipath = course::npy_sibling(path, "_idx");
+    course::save_npy_2d(ipath, idx.data(), rows, k);
+    std::printf("wrote %s (values, %llu x %llu%s) and %s (column indices%s)\n", path.c_str(), (unsigned long long)rows,
+                (unsigned long long)k, what[0] ? "; short rows padded" : "", ipath.c_str(), what);
+}
+
 template <class T>
 class RowsTrial : public course::Trial {
 public:
@@ -341,15 +354,7 @@ public:
             });
         return check_rows(input_, keys_, ref_, rows_, cols_, k_, smallest_, vals.data(), idx.data());
     }
-    void save(const std::string& path) override {
-        std::vector<T> vals = d_vals_.download();
-        std::vector<uint32_t> idx = d_idx_.download();
-        course::save_npy_2d(path, vals.data(), rows_, k_);
-        std::string ipath = course::npy_sibling(path, "_idx");
-        course::save_npy_2d(ipath, idx.data(), rows_, k_);
-        std::printf("wrote %s (values, %llu x %llu) and %s (column indices)\n", path.c_str(),
-                    (unsigned long long)rows_, (unsigned long long)k_, ipath.c_str());
-    }
+    void save(const std::string& path) override { save_rows_result(path, d_vals_, d_idx_, rows_, k_, ""); }
 private:
     Launcher<T> fn_;
     uint64_t k_;
@@ -426,15 +431,7 @@ public:
         if (keys_.empty()) keys_ = keys_of(input_, smallest_);
         return check_ragged(input_, keys_, offsets_, k_, smallest_, vals.data(), idx.data());
     }
-    void save(const std::string& path) override {
-        std::vector<T> vals = d_vals_.download();
-        std::vector<uint32_t> idx = d_idx_.download();
-        course::save_npy_2d(path, vals.data(), rows_, k_);
-        std::string ipath = course::npy_sibling(path, "_idx");
-        course::save_npy_2d(ipath, idx.data(), rows_, k_);
-        std::printf("wrote %s (values, %llu x %llu; short rows padded) and %s (column indices, -1 padding)\n",
-                    path.c_str(), (unsigned long long)rows_, (unsigned long long)k_, ipath.c_str());
-    }
+    void save(const std::string& path) override { save_rows_result(path, d_vals_, d_idx_, rows_, k_, ", -1 padding"); }
 private:
     RaggedLauncher<T> fn_;
     uint64_t k_, rows_ = 0, max_len_ = 0;
