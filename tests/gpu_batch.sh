@@ -256,12 +256,18 @@ for step in $STEPS; do
       # very code that GPU would run) under its limits (COURSE_GPU_PROFILE), every version's
       # --test --quick. A one-line refusal (exit 2) is allowed; an exit 3 never is.
       export CUDA_CACHE_MAXSIZE=4294967296   # keep every JIT result of the step
-      for pa in ${PORT_PROFILES:-t4:compute_75 a100:compute_80 l4:compute_89}; do
+      profiles=${PORT_PROFILES:-t4:compute_75 a100:compute_80 l4:compute_89}
+      for pa in $profiles; do   # the builds first, side by side (they share the cores)
         prof=${pa%%:*}; arch=${pa#*:}; vt=""; dir="build_$arch"
         case $arch in compute_*) ;; *) dir=build ;; esac   # a plain arch (90): the build step's programs
         for l in $LESSONS; do for src in $l/*.cu $l/intro/*.cu; do [ -f "$src" ] && vt="$vt $dir/${src%.cu}"; done; done
-        make -k -j"$JOBS" BUILD="$dir" ARCH="$arch" $vt > "$OUT/port_build_$prof.log" 2>&1
-        echo "portability $prof build ($arch): exit $?" >> "$digest"
+        ( make -k -j"$JOBS" BUILD="$dir" ARCH="$arch" $vt > "$OUT/port_build_$prof.log" 2>&1
+          echo "portability $prof build ($arch): exit $?" >> "$digest" ) &
+      done
+      wait
+      for pa in $profiles; do
+        prof=${pa%%:*}; arch=${pa#*:}; dir="build_$arch"
+        case $arch in compute_*) ;; *) dir=build ;; esac
         python3 tests/run_tests.py --build "$dir" --gpu-only --quick --profile "$prof" \
           --only "$only" --jobs "${TEST_JOBS:-4}" > "$OUT/port_$prof.log" 2>&1
         echo "portability $prof ($arch): $(tail -n 1 "$OUT/port_$prof.log"); $(grep -c 'refused in one line' "$OUT/port_$prof.log") one-line refusals" >> "$digest"
