@@ -1,18 +1,20 @@
 // 07_multi_gpu — top-k across GPUs: each GPU selects the k best of its slice with 05's radix
-// select, an ncclAllGather brings every GPU's k candidates (values and global indices) to every
-// GPU, and one more radix select over the P x k candidates gives the answer (on every GPU).
-// Notes: ../lesson04_sort/README_multi_gpu.md. Measured: not measured yet.
-//
+// select, an ncclAllGather brings every GPU's candidates (values and input indices) to every GPU,
+// and each GPU merges the P sorted candidate lists into the same k best (deterministic ties).
+// Notes: ../lesson04_sort/README_multi_gpu.md. Measured (4 x H200, float32 uniform, k = 1024,
+// before the merge): 2^28: 0.294 ms on 2 GPUs, 0.235 on 4, against 05 alone 0.383; 2^24: no gain.
 // Build: make build/lesson01_topk/07_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
 //   nvcc -O3 -arch=native -std=c++17 -o topk07 07_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   build/lesson01_topk/07_multi_gpu --n 2^28 --k 1024 --gpus 2      ... --test --gpus 1
 //
 // What changes since 05 (one GPU): each GPU reads n/P elements (the step that costs bandwidth);
-// the k best overall are among the union of each slice's k best, so only P x k candidates cross
-// the links: (P-1) x k x 8 bytes into each GPU (k = 1024 on 4 GPUs: 24 KB), a collective's latency.
-// The final select reads P x k candidates: microseconds. So P GPUs approach 1/P of the time where
-// n is large and k small; below the crossover size, the two extra launches and the collective
-// cost more than the slice's read saves. A slice shorter than k gives all of its elements.
+// the k best overall are among the union of each slice's k best, so only P x min(k, n/P)
+// candidates cross the links ((P-1) x k x 8 bytes into each GPU: k = 1024 on 4 GPUs, 24 KB).
+// The final choice is a function of the candidates alone, the same on every GPU: order by (key,
+// then lower input index). k <= 4096: 05 returns each list in that order, so a candidate's place
+// is its place in its list plus, per other list, a binary search (one launch); larger k: CUB
+// sorts the candidates by (key, index). 05's own tie choice (an atomic ticket) could differ
+// between two selects of the same candidates: the first build failed that way on 2 and 4 GPUs.
 // Limits: 05's (n < 2^31, its CUB sort of the k results takes an int count); k <= n.
 #define COURSE_NO_MAIN
 #include "05_radix_select.cu"
@@ -21,16 +23,63 @@
 
 namespace mtopk {
 
-// The slice's candidates carry slice indices; the final select needs input indices.
+constexpr uint32_t kNoIndex = 0xFFFFFFFFu;   // an unused candidate slot (n < 2^31: no real index)
+
+// The slice's candidates carry slice indices; the exchange needs input indices.
 __global__ void to_global_index(uint32_t* idx, size_t k, uint32_t first) {
     size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < k) idx[i] += first;
 }
 
-// The final select returns positions in the candidate array: turn them into input indices.
-__global__ void candidate_to_input(const uint32_t* pos, const uint32_t* cand_idx, size_t k, uint32_t* out_idx) {
-    size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i < k) out_idx[i] = cand_idx[pos[i]];
+// A candidate's place in the final order: (key, then lower index) descending, packed in 64 bits
+// as the merge-based versions do (lesson.cuh's pack); an unused slot packs to 0, below them all.
+template <class T>
+__device__ __forceinline__ uint64_t packed_at(const T* vals, const uint32_t* idx, size_t s, bool smallest) {
+    uint32_t i = idx[s];
+    return i == kNoIndex ? topk::kEmpty : topk::pack(topk::to_key(vals[s], smallest), i);
+}
+
+// k <= 4096, one thread a candidate slot: P lists of `per` slots, each in descending packed order
+// (05's rank phase; unused slots last). Candidate j of list r has j candidates of its list above
+// it, and in list q the count found by a binary search: the sum is its place in the merge of all
+// P lists, distinct for distinct candidates, so the first k places are written exactly once.
+template <class T>
+__global__ void merge_lists(const T* __restrict__ vals, const uint32_t* __restrict__ idx, size_t per, int lists,
+                            size_t k, bool smallest, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (s >= per * lists || idx[s] == kNoIndex) return;
+    const int r = int(s / per);
+    const uint64_t mine = packed_at(vals, idx, s, smallest);
+    size_t place = s - size_t(r) * per;
+    for (int q = 0; q < lists; ++q) {
+        if (q == r) continue;
+        size_t lo = 0, hi = per;                            // first slot of list q below mine
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (packed_at(vals, idx, size_t(q) * per + mid, smallest) > mine) lo = mid + 1;
+            else hi = mid;
+        }
+        place += lo;
+    }
+    if (place < k) { out_vals[place] = vals[s]; out_idx[place] = idx[s]; }
+}
+
+// k > 4096 (05's lists are ordered by key only): every slot's packed value, CUB sorts them.
+template <class T>
+__global__ void pack_slots(const T* __restrict__ vals, const uint32_t* __restrict__ idx, size_t slots, bool smallest,
+                           uint64_t* __restrict__ packed, uint32_t* __restrict__ slot) {
+    size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (s >= slots) return;
+    packed[s] = packed_at(vals, idx, s, smallest);
+    slot[s] = uint32_t(s);
+}
+
+// The first k of the sorted slots: their values and input indices.
+template <class T>
+__global__ void gather_slots(const T* __restrict__ vals, const uint32_t* __restrict__ idx, const uint32_t* slot,
+                             size_t k, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j < k) { out_vals[j] = vals[slot[j]]; out_idx[j] = idx[slot[j]]; }
 }
 
 template <class T>
@@ -47,30 +96,38 @@ public:
         if (k_ < 1 || k_ > n) throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and n=" + std::to_string(n));
         bytes = double(sizeof(T)) * n + (sizeof(T) + 4.0) * k_;
         mine_ = mgpu::slice_of(n, t.rank, t.size);
-        for (int r = 0; r < t.size; ++r) from_.push_back(std::min<size_t>(k_, mgpu::slice_of(n, r, t.size).count));
-        for (size_t f : from_) candidates_ += f;
-        course::require_device_memory(double(sizeof(T)) * mine_.count + (sizeof(T) + 4.0) * k_ * (2.0 * t.size + 3) +
-                                      24.0 * mine_.count);
+        per_ = std::min<size_t>(k_, mgpu::slice_of(n, 0, t.size).count);   // GPU 0's slice is the longest
+        slots_ = per_ * t.size;
+        course::require_device_memory(double(sizeof(T)) * mine_.count + (sizeof(T) + 4.0) * (per_ + k_) +
+                                      (sizeof(T) + 20.0) * slots_ + 24.0 * mine_.count);
         d_in_ = course::DeviceArray<T>(mine_.count);
         d_in_.upload(input_.data() + mine_.begin, mine_.count);
-        d_my_vals_ = course::DeviceArray<T>(k_);
-        d_my_idx_ = course::DeviceArray<uint32_t>(k_);
-        // A slice shorter than k fills only part of its block, but the all-gather sends all k.
-        CUDA_CHECK(cudaMemset(d_my_vals_.data(), 0, k_ * sizeof(T)));
-        CUDA_CHECK(cudaMemset(d_my_idx_.data(), 0, k_ * 4));
-        d_all_vals_ = course::DeviceArray<T>(k_ * t.size);
-        d_all_idx_ = course::DeviceArray<uint32_t>(k_ * t.size);
-        d_cand_vals_ = course::DeviceArray<T>(candidates_);
-        d_cand_idx_ = course::DeviceArray<uint32_t>(candidates_);
-        d_pos_ = course::DeviceArray<uint32_t>(k_);
+        d_my_vals_ = course::DeviceArray<T>(per_);
+        d_my_idx_ = course::DeviceArray<uint32_t>(per_);
+        // A slice shorter than per_ fills only part of its list: the rest stays marked unused
+        // (05 writes only its k results), and NCCL reads initialised memory.
+        CUDA_CHECK(cudaMemset(d_my_vals_.data(), 0, per_ * sizeof(T)));
+        CUDA_CHECK(cudaMemset(d_my_idx_.data(), 0xFF, per_ * 4));
+        d_all_vals_ = course::DeviceArray<T>(slots_);
+        d_all_idx_ = course::DeviceArray<uint32_t>(slots_);
         d_vals_ = course::DeviceArray<T>(k_);
         d_idx_ = course::DeviceArray<uint32_t>(k_);
-        steps.name({"local top-k", "all-gather", "final top-k"});
-        link_bytes = {0.0, double(t.size - 1) * k_ * (sizeof(T) + 4.0), 0.0};   // a ring all-gather
+        if (k_ > topk::kSmallSortMax) {
+            d_packed_ = course::DeviceArray<uint64_t>(slots_);
+            d_packed_sorted_ = course::DeviceArray<uint64_t>(slots_);
+            d_slot_ = course::DeviceArray<uint32_t>(slots_);
+            d_slot_sorted_ = course::DeviceArray<uint32_t>(slots_);
+            size_t temp = 0;
+            CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp, d_packed_.data(), d_packed_sorted_.data(),
+                                                                 d_slot_.data(), d_slot_sorted_.data(), int(slots_)));
+            d_temp_ = course::DeviceArray<unsigned char>(std::max<size_t>(temp, 1));
+        }
+        steps.name({"local top-k", "all-gather", "merge"});
+        link_bytes = {0.0, double(t.size - 1) * per_ * (sizeof(T) + 4.0), 0.0};   // a ring all-gather
     }
     void run() override {
         mgpu::Team& t = mgpu::team();
-        const size_t mine_k = from_[t.rank];
+        const size_t mine_k = std::min(k_, mine_.count);
         steps.begin();
         if (mine_k) {
             topk::radix::radix_topk<T>(d_in_.data(), mine_.count, mine_k, smallest_, d_my_vals_.data(), d_my_idx_.data());
@@ -78,55 +135,84 @@ public:
             CUDA_CHECK_LAST();
         }
         steps.end(0);
-        // Fixed k per GPU in the all-gather; a GPU with fewer leaves the rest of its block unused.
         NCCL_CHECK(ncclGroupStart());
-        NCCL_CHECK(ncclAllGather(d_my_vals_.data(), d_all_vals_.data(), k_ * sizeof(T), ncclUint8, t.comm, t.stream));
-        NCCL_CHECK(ncclAllGather(d_my_idx_.data(), d_all_idx_.data(), k_, ncclUint32, t.comm, t.stream));
+        NCCL_CHECK(ncclAllGather(d_my_vals_.data(), d_all_vals_.data(), per_ * sizeof(T), ncclUint8, t.comm, t.stream));
+        NCCL_CHECK(ncclAllGather(d_my_idx_.data(), d_all_idx_.data(), per_, ncclUint32, t.comm, t.stream));
         NCCL_CHECK(ncclGroupEnd());
-        size_t at = 0;   // the used part of each block, side by side
-        for (int r = 0; r < t.size; ++r) {
-            if (!from_[r]) continue;
-            CUDA_CHECK(cudaMemcpyAsync(d_cand_vals_.data() + at, d_all_vals_.data() + size_t(r) * k_, from_[r] * sizeof(T),
-                                       cudaMemcpyDeviceToDevice, t.stream));
-            CUDA_CHECK(cudaMemcpyAsync(d_cand_idx_.data() + at, d_all_idx_.data() + size_t(r) * k_, from_[r] * 4,
-                                       cudaMemcpyDeviceToDevice, t.stream));
-            at += from_[r];
-        }
         steps.end(1);
-        topk::radix::radix_topk<T>(d_cand_vals_.data(), candidates_, k_, smallest_, d_vals_.data(), d_pos_.data());
-        candidate_to_input<<<course::blocks_for(k_, 256), 256>>>(d_pos_.data(), d_cand_idx_.data(), k_, d_idx_.data());
-        CUDA_CHECK_LAST();
+        if (k_ <= topk::kSmallSortMax) {
+            merge_lists<T><<<course::blocks_for(slots_, 256), 256, 0, t.stream>>>(
+                d_all_vals_.data(), d_all_idx_.data(), per_, t.size, k_, smallest_, d_vals_.data(), d_idx_.data());
+            CUDA_CHECK_LAST();
+        } else {
+            pack_slots<T><<<course::blocks_for(slots_, 256), 256, 0, t.stream>>>(
+                d_all_vals_.data(), d_all_idx_.data(), slots_, smallest_, d_packed_.data(), d_slot_.data());
+            CUDA_CHECK_LAST();
+            size_t temp = d_temp_.size();
+            CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(d_temp_.data(), temp, d_packed_.data(), d_packed_sorted_.data(),
+                                                                 d_slot_.data(), d_slot_sorted_.data(), int(slots_), 0, 64,
+                                                                 t.stream));
+            gather_slots<T><<<course::blocks_for(k_, 256), 256, 0, t.stream>>>(
+                d_all_vals_.data(), d_all_idx_.data(), d_slot_sorted_.data(), k_, d_vals_.data(), d_idx_.data());
+            CUDA_CHECK_LAST();
+        }
         steps.end(2);
     }
     void poison() override { d_vals_.poison(); d_idx_.poison(); }
-    // Every GPU holds the answer; rank 0 checks its copy with the lesson's checker, and every GPU's
-    // copy must equal rank 0's (element-wise max and min over the GPUs agree).
+    // Every GPU holds the answer. Each compares its copy with GPU 0's (sent to all), and GPU 0 is
+    // told the first difference of each: which GPU, which output slot, both indices and values.
+    // GPU 0 checks its copy with the lesson's checker.
     course::CheckResult check() override {
-        std::vector<uint32_t> idx = d_idx_.download(), hi = idx, lo = idx;
-        mgpu::all_reduce_host(hi.data(), hi.size(), ncclMax);
-        mgpu::all_reduce_host(lo.data(), lo.size(), ncclMin);
-        course::CheckResult r;
-        if (hi != lo) r = course::CheckResult::fail("the GPUs' answers differ");
-        else if (mgpu::team().lead()) {
-            std::vector<T> vals = d_vals_.download();
-            if (keys_.empty()) {
-                keys_ = topk::keys_of(input_, smallest_);
-                ref_ = topk::reference(keys_, k_);
+        mgpu::Team& t = mgpu::team();
+        std::vector<uint32_t> idx = d_idx_.download();
+        std::vector<T> vals = d_vals_.download();
+        std::vector<uint32_t> bits(k_), idx0(k_), bits0(k_, 0);
+        std::memcpy(bits.data(), vals.data(), k_ * 4);
+        if (t.lead()) { idx0 = idx; bits0 = bits; }
+        else std::fill(idx0.begin(), idx0.end(), 0u);
+        mgpu::all_reduce_host(idx0.data(), k_, ncclSum);    // GPU 0's answer on every GPU (others add 0)
+        mgpu::all_reduce_host(bits0.data(), k_, ncclSum);
+        std::vector<double> first(3 * size_t(t.size), 0.0); // per GPU: 1 + slot, its index, its value's bits
+        for (size_t j = 0; j < k_; ++j)
+            if (idx[j] != idx0[j] || bits[j] != bits0[j]) {
+                first[3 * t.rank] = double(j + 1);
+                first[3 * t.rank + 1] = idx[j];
+                first[3 * t.rank + 2] = bits[j];
+                break;
             }
-            r = topk::check_topk(input_, keys_, ref_, k_, smallest_, vals.data(), idx.data());
+        mgpu::all_reduce_host(first.data(), first.size(), ncclSum);
+        course::CheckResult r;
+        if (t.lead()) {
+            auto value = [](double b) { uint32_t w = uint32_t(b); T v; std::memcpy(&v, &w, 4); return topk::show_value(v); };
+            for (int g = 1; g < t.size && r.ok; ++g) {
+                if (first[3 * g] == 0) continue;
+                size_t j = size_t(first[3 * g]) - 1;
+                r = course::CheckResult::fail("GPU " + std::to_string(g) + "'s answer differs from GPU 0's at [" +
+                                              std::to_string(j) + "]: index " + std::to_string(uint32_t(first[3 * g + 1])) +
+                                              " value " + value(first[3 * g + 2]) + ", GPU 0 has index " +
+                                              std::to_string(idx[j]) + " value " + topk::show_value(vals[j]));
+            }
+            if (r.ok) {
+                if (keys_.empty()) {
+                    keys_ = topk::keys_of(input_, smallest_);
+                    ref_ = topk::reference(keys_, k_);
+                }
+                r = topk::check_topk(input_, keys_, ref_, k_, smallest_, vals.data(), idx.data());
+            }
         }
         return mgpu::agree(r);
     }
 private:
-    size_t k_, candidates_ = 0;
+    size_t k_, per_ = 0, slots_ = 0;   // per_: candidates a GPU sends, min(k, the longest slice)
     bool smallest_ = false;
     mgpu::Slice mine_;
-    std::vector<size_t> from_;   // candidates from each GPU: min(k, its slice)
     std::vector<T> input_;
     std::vector<uint32_t> keys_;
     topk::Reference ref_;
-    course::DeviceArray<T> d_in_, d_my_vals_, d_all_vals_, d_cand_vals_, d_vals_;
-    course::DeviceArray<uint32_t> d_my_idx_, d_all_idx_, d_cand_idx_, d_pos_, d_idx_;
+    course::DeviceArray<T> d_in_, d_my_vals_, d_all_vals_, d_vals_;
+    course::DeviceArray<uint32_t> d_my_idx_, d_all_idx_, d_idx_, d_slot_, d_slot_sorted_;
+    course::DeviceArray<uint64_t> d_packed_, d_packed_sorted_;
+    course::DeviceArray<unsigned char> d_temp_;
 };
 
 }  // namespace mtopk
