@@ -29,9 +29,13 @@ struct Splitters {
 };
 
 // The bucket of the key with code `code` at input position `pos`: how many splitters are <= it.
+// Unrolled over the largest count, so that each splitter is read where the kernel argument lies
+// (a loop to s.count indexed the struct at run time: nvcc copied it to each thread's stack).
 __host__ __device__ inline int bucket_of(const Splitters& s, uint64_t code, uint64_t pos) {
     int b = 0;
-    for (int j = 0; j < s.count; ++j) b += (code > s.code[j] || (code == s.code[j] && pos >= s.pos[j]));
+#pragma unroll
+    for (int j = 0; j < kMaxGpus - 1; ++j)
+        b += j < s.count && (code > s.code[j] || (code == s.code[j] && pos >= s.pos[j]));
     return b;
 }
 
