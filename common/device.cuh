@@ -119,6 +119,15 @@ int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     return std::min(per_sm, by_limits);
 }
 
+// The host's side of min_blocks_that_fit, for a plan: `blocks` wanted of `threads` threads and
+// `smem` bytes of static shared memory, as many as this GPU's (or profile's) SM holds, at least 1.
+inline int blocks_that_fit(int blocks, int threads, size_t smem = 0) {
+    const DeviceInfo& d = device();
+    int fit = std::min(blocks, d.threads_per_sm / std::max(threads, 1));
+    if (smem) fit = std::min<int>(fit, int(d.smem_per_sm / (smem + 1024)));
+    return std::max(fit, 1);
+}
+
 // A plan that asks for more than this GPU (or the profile it plays) grants: one line, exit 2.
 inline void require_smem(size_t bytes, const char* what) {
     if (bytes > device().max_smem_optin)
@@ -218,16 +227,23 @@ template <class T> T* scratch_as(int slot, size_t count) {
 // the architecture being compiled: 6 x 256 threads fit on an H100 SM (2048) but not on a Turing
 // one (1024), where ptxas would drop the bound with a warning. Only the device pass reads the
 // bound, so the host pass (no __CUDA_ARCH__) may give any value.
+// With `smem` bytes of shared memory a block, the SM's shared memory bounds it too (64 KB on
+// sm_75, 100 KB on sm_86/89/120, 164 KB on sm_80, 228 KB on sm_90/100; 1 KB a block is the
+// runtime's): a bound no SM can meet only caps the registers for nothing.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
-constexpr int kSmThreadLimit = 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890 || \
-                                 __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
-constexpr int kSmThreadLimit = 1536;
+constexpr int kSmThreadLimit = 1024, kSmSmemLimit = 64 * 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ == 1200 || \
+                                 __CUDA_ARCH__ == 1210)
+constexpr int kSmThreadLimit = 1536, kSmSmemLimit = 100 * 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870)
+constexpr int kSmThreadLimit = __CUDA_ARCH__ == 800 ? 2048 : 1536, kSmSmemLimit = 164 * 1024;
 #else
-constexpr int kSmThreadLimit = 2048;
+constexpr int kSmThreadLimit = 2048, kSmSmemLimit = 228 * 1024;
 #endif
-constexpr int min_blocks_that_fit(int blocks, int threads) {
-    return blocks * threads <= kSmThreadLimit ? blocks : kSmThreadLimit / threads;
+constexpr int min_blocks_that_fit(int blocks, int threads, int smem = 0) {
+    const int by_threads = blocks * threads <= kSmThreadLimit ? blocks : kSmThreadLimit / threads;
+    const int by_smem = smem ? kSmSmemLimit / (smem + 1024) : by_threads;
+    return by_smem < by_threads ? (by_smem > 0 ? by_smem : 1) : by_threads;
 }
 
 // Dynamic shared memory above 48 KB needs an explicit opt-in per kernel. Done once per kernel and

@@ -36,8 +36,8 @@ static_assert(size_t(kTile) * 4 + 64 <= 48 * 1024, "the staged tile must fit in 
 // 8 blocks per SM asked of __launch_bounds__ caps the registers at 64 (7 blocks: 2 % slower).
 // 8 x 128 threads fit even a Turing SM (1024 threads); their shared memory (8 staged tiles) fits
 // Hopper's 228 KB an SM, on smaller GPUs fewer blocks are resident (--plan says how many bytes).
-constexpr int kMinBlocks = course::min_blocks_that_fit(8, kThreads);
 constexpr size_t kStaticSmem = sizeof(int32_t) * kTile + 64;   // the staged tile and the block's words
+constexpr int kMinBlocks = course::min_blocks_that_fit(8, kThreads, int(kStaticSmem));
 
 // The look-back of lesson02's 06_decoupled_lookback, but a tile's value is its kept count, and the
 // kept elements are staged in shared memory so that they go out coalesced (compact_02 had 3 kernels).
@@ -154,7 +154,7 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
 // launcher takes its grid from the same compact_grid.
 inline unsigned compact_grid(size_t n) { return course::blocks_for(n, kTile); }
 inline std::vector<course::KernelPlan> compact_plan(size_t n) {
-    return {{"lookback_compact", kThreads, 0, kMinBlocks, 1,
+    return {{"lookback_compact", kThreads, 0, course::blocks_that_fit(8, kThreads, kStaticSmem), 1,
              std::to_string(compact_grid(n)) + " blocks, one per tile of " + std::to_string(kTile) +
                  " elements; " + std::to_string(kStaticSmem) + " B of static shared memory a block"}};
 }

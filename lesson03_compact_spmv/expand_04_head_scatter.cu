@@ -28,7 +28,8 @@ constexpr int kThreads = 256;
 constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) per block
 static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "the tile must fit in 48 KB of shared memory");
-constexpr int kMinBlocks = course::min_blocks_that_fit(6, kThreads);   // 4 on a Turing SM (1024 threads)
+constexpr int kStaticSmem = sizeof(int32_t) * (kTile + kTile / 32) + 8 * (kThreads / 32);   // staged outputs, warp sums
+constexpr int kMinBlocks = course::min_blocks_that_fit(6, kThreads, kStaticSmem);   // 3 on a Turing SM (64 KB)
 
 // expand_03's expand kernel, but the walk is replaced by a scatter of run heads and a max-scan.
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
@@ -103,10 +104,10 @@ expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __res
 }
 
 // --plan: the expand kernel's shape (its grid, blocks of kTile path steps, is group_starts'), with
-// the blocks per SM its compiled __launch_bounds__ asks for (clamped to the SM's threads).
+// the blocks per SM its compiled __launch_bounds__ asks for (clamped to the SM's threads and shared memory).
 inline std::vector<course::KernelPlan> head_scatter_plan(uint64_t n, uint64_t total) {
-    const int min_blocks = std::min(kMinBlocks, course::device().threads_per_sm / kThreads);
-    const size_t smem = sizeof(int32_t) * (kTile + kTile / 32) + 8 * (kThreads / 32);
+    const int min_blocks = course::blocks_that_fit(6, kThreads, kStaticSmem);
+    const size_t smem = kStaticSmem;
     return {{"group_sums", expand::kSumThreads, 0, 0, 1, "one thread per 4 counts"},
             {"group_partition_kernel", 256, 0, 0, 1, "one thread per block boundary"},
             {"expand_by_heads", kThreads, 0, min_blocks, 1,

@@ -196,7 +196,7 @@ std::vector<course::KernelPlan> adaptive_plan(uint64_t rows, double mean) {
     const int w = group_width(mean);
     // The blocks per SM the compiled __launch_bounds__ asks for, clamped to the SM's threads.
     const int min_blocks = std::min(kMinBlocks<T>, course::device().threads_per_sm / kBlock);
-    return {{"adaptive_spmv", kBlock, 0, min_blocks, 1,
+    return {{"adaptive_spmv<" + std::to_string(w) + (sizeof(T) == 4 ? ", float>" : ", double>"), kBlock, 0, min_blocks, 1,
              "W=" + std::to_string(w) + " lanes a short row; " + std::to_string(adaptive_grid<T>(rows, w)) + " blocks"}};
 }
 

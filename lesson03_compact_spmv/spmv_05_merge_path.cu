@@ -32,7 +32,8 @@ static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "double tile over 4
 // Blocks per SM asked of __launch_bounds__: 5 caps the registers at 48 with no spill (6: 40
 // registers, random and power-law 40% slower). Clamped to the SM's thread limit (a Turing SM
 // holds fewer than 5 x 256 threads).
-constexpr int kMinBlocks = course::min_blocks_that_fit(5, kBlock);
+template <class T> constexpr int kStaticSmem = sizeof(int) * (kTile<T> + 1) + sizeof(T) * (2 * kTile<T> + 2);
+template <class T> constexpr int kMinBlocks = course::min_blocks_that_fit(5, kBlock, kStaticSmem<T>);
 
 // Row coordinate of every tile boundary: boundary t is diagonal min(t * tile, rows + nnz). A
 // GROUP of kSearchLanes (G) lanes per boundary probes G row ends at once; each step is a DRAM round
@@ -95,7 +96,7 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
 // 03's balanced split, but over rows + nonzeros and with the products kept on chip: one block
 // per tile of merge items, each thread walking its own 10 (float) or 5 (double).
 template <class T>
-__global__ void __launch_bounds__(kBlock, kMinBlocks)
+__global__ void __launch_bounds__(kBlock, kMinBlocks<T>)
 merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
                 const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,
                 const int* __restrict__ tile_row) {
@@ -235,11 +236,11 @@ std::vector<course::KernelPlan> merge_path_plan(uint64_t rows, uint64_t nnz) {
     const MergePathGrids g = merge_path_grids<T>(rows, nnz);
     // The blocks per SM that the compiled __launch_bounds__ asks for: kMinBlocks, clamped to the
     // SM's threads (4 on a Turing SM).
-    const int min_blocks = std::min(kMinBlocks, course::device().threads_per_sm / kBlock);
-    const size_t smem = sizeof(int) * (kTile<T> + 1) + sizeof(T) * (2 * kTile<T> + 2);
+    const int min_blocks = course::blocks_that_fit(5, kBlock, kStaticSmem<T>);
+    const size_t smem = kStaticSmem<T>;
     return {{"partition_tiles", kPartitionBlock, 0, 0, 1,
              std::to_string(g.partition_blocks) + " blocks, " + std::to_string(kSearchLanes) + " lanes a tile boundary"},
-            {"merge_path_spmv", kBlock, 0, min_blocks, 1,
+            {std::string("merge_path_spmv<") + (sizeof(T) == 4 ? "float" : "double") + ">", kBlock, 0, min_blocks, 1,
              std::to_string(g.tiles) + " blocks, one per tile of " + std::to_string(kTile<T>) + " merge items; " +
                  std::to_string(smem) + " B of static shared memory a block"}};
 }
