@@ -575,6 +575,24 @@ def gpu_extras(build, tmp):
             np.array_equal(np.take_along_axis(m, cols, axis=1), vals)
     report("PASS" if ok else "FAIL", "gpu .npy end to end: row-wise top-k of a (7, 4097) matrix gives (7, 50) values "
            "and columns matching numpy", "" if ok else f"exit {rc} {tail(out + err)}")
+    # 16-bit logits: float16 is NumPy's '<f2'; bfloat16 travels as its bit patterns, '<u2'.
+    bits = (m.view(np.uint32) >> 16).astype(np.uint16)              # float32 -> bfloat16 by truncation
+    for dtype, arr, as_float in (("float16", m.astype(np.float16), lambda a: a.astype(np.float32)),
+                                 ("bfloat16", bits, lambda a: (a.astype(np.uint32) << 16).view(np.float32))):
+        src, dst = os.path.join(tmp, f"logits_{dtype}.npy"), os.path.join(tmp, f"top_{dtype}.npy")
+        np.save(src, arr)
+        rc, out, err = run([rows_exe, "--input", src, "--type", dtype, "--k", "50", "--output", dst, "--reps", "3"],
+                           timeout=120)
+        idx = dst.replace(".npy", "_idx.npy")
+        ok = rc == 0 and os.path.exists(dst) and os.path.exists(idx)
+        if ok:
+            vals, cols = as_float(np.load(dst)), np.load(idx).astype(np.int64)
+            full = as_float(arr)
+            want = -np.sort(-full, axis=1)[:, :50]
+            ok = vals.shape == (7, 50) and np.array_equal(vals, want) and \
+                np.array_equal(np.take_along_axis(full, cols, axis=1), vals)
+        report("PASS" if ok else "FAIL", f"gpu .npy end to end: row-wise top-k of {dtype} logits ('{arr.dtype.str}') "
+               "matches numpy", "" if ok else f"exit {rc} {tail(out + err)}")
 
 
 def main():
