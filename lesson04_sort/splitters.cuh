@@ -55,12 +55,19 @@ __host__ __device__ inline uint64_t sample_offset(uint64_t first, uint64_t count
 inline Splitters choose_splitters(const std::vector<Sample>& all, int gpus) {
     std::vector<Sample> keep;
     for (const Sample& v : all) if (v.pos != kNoSample) keep.push_back(v);
-    std::sort(keep.begin(), keep.end(), sample_less);
+    // Only P-1 ranks of the sorted samples are needed: one nth_element each, every one on what
+    // lies above the rank before, not a whole sort (the host is on the job's critical path: the
+    // splitter step took 0.52 ms on 4 x H200 with a whole sort, how much of it the sort is not
+    // measured).
     Splitters s;
     s.count = gpus - 1;
+    size_t from = 0;
     for (int j = 1; j < gpus; ++j) {
         if (keep.empty()) { s.code[j - 1] = ~0ull; s.pos[j - 1] = ~0ull; continue; }
-        const Sample& v = keep[std::min(keep.size() - 1, size_t(j) * keep.size() / size_t(gpus))];
+        const size_t rank = std::min(keep.size() - 1, size_t(j) * keep.size() / size_t(gpus));
+        std::nth_element(keep.begin() + from, keep.begin() + rank, keep.end(), sample_less);
+        from = rank;
+        const Sample& v = keep[rank];
         s.code[j - 1] = v.code;
         s.pos[j - 1] = v.pos;
     }
