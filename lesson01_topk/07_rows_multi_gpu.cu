@@ -1,7 +1,7 @@
 // 07_rows_multi_gpu — row-wise top-k across GPUs: the rows are split over the GPUs, each GPU runs
 // 06's row-wise launcher on its rows, and the answer stays where it was computed (GPU g holds the
-// k best of its rows). Notes: ../lesson04_sort/README_multi_gpu.md. Measured (4 x H200, 256 rows
-// of 256,000 float32, k = 1024): 06 alone 0.241 ms; 0.253 on 1 GPU, 0.159 on 2, 0.146 on 4.
+// k best of its rows). Notes and its measured times (4 x H200, 256 rows of 256,000 floats):
+// ../lesson04_sort/README_multi_gpu.md.
 // Build: make build/lesson01_topk/07_rows_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
 //   nvcc -O3 -arch=native -std=c++17 -o rows07 07_rows_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   ./rows07 --rows 256 --n 256000 --k 1024 --gpus 2      ./rows07 --test --gpus 1

@@ -7,13 +7,13 @@
 //                input position), so equal keys are split by position: all-equal keys go n/P a GPU.
 //   2 partition  count the buckets per tile (one read), scan, then a stable scatter (one read, one
 //                write): each block stages its tile in shared memory bucket by bucket and writes
-//                each bucket's run in whole lines. (First build, 4 x H200, 2^28 keys a GPU: a
-//                scatter of one key a thread between barriers took 2.45 ms.)
+//                each bucket's run in whole lines (the first build scattered one key a thread
+//                between barriers: ~3x the bytes' time on 4 x H200, README_multi_gpu.md).
 //   3 exchange   P x P counts all-gathered, then ncclSend/ncclRecv: by default P-1 rounds (GPU g
 //                sends to g+r), --exchange group puts all pairs in one group (35 % of the link on
 //                4 x H200, 89 % on 2). (P-1)/P of the keys cross links.
 //   4 sort       each GPU sorts what it received with 08's onesweep launcher (stable for pairs).
-// Measured (4 x H200, first build, 2^29 uint32; 08 alone 10.50 ms): 2 GPUs 10.04 ms, 4 GPUs 7.88.
+// Measured: README_multi_gpu.md (4 x H200, first build: 1.05x 08 on 2 GPUs, 1.33x on 4).
 // Limits: one GPU's receive stays below 08's 2^30 keys (n up to ~0.8 x P x 2^30), 8 GPUs at most.
 #define COURSE_NO_MAIN
 #include "08_radix_onesweep.cu"
