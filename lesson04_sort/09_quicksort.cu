@@ -1,40 +1,34 @@
 // 09_quicksort — quicksort with dynamic parallelism: kernels launch kernels (CUDA 13, CDP2).
 //
+// The idea (the CS344 notes): pick a pivot, split the segment three ways (< pivot, == pivot,
+// > pivot), recurse on the outer two. Each split of a large segment is one grid: every block
+// counts its 4096 keys' < and > (a block scan), reserves room with two atomicAdds and scatters;
+// the LAST block to finish launches, from the device, the == fill and the next splits (parts of
+// <= 4096 keys: one block sorts them with 03's bitonic tile sort). The host waits for the tree.
+// Never quadratic, never too deep: see the notes below the includes.
+// Cost: each level reads and writes every key (~log2(n / 4096) levels, 12 at 2^24) plus about
+// 2n/4096 device launches; the scatter is not coalesced.
+// Measured (H100): 18.28 ms at 2^24 uint32 keys.
+// Limits: n <= 2^24 (the launch and descriptor pools), not stable (no pairs). Needs relocatable
+// device code: the Makefile adds -rdc=true -lcudadevrt for this file.
+//
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -rdc=true -o quicksort 09_quicksort.cu -lcudadevrt
 // Run:          ./quicksort --n 2^24     ./quicksort --test     ./quicksort --dist equal
-//
-// The idea (lecture 001): pick a pivot, split the segment three ways (< pivot, == pivot,
-// > pivot), recurse on the outer two. On the GPU each split of a large segment is one grid:
-//   1. every block takes 4096 keys of the segment, counts its < and > keys (a block scan of the
-//      packed counts lt | gt << 16), reserves room with two atomicAdds on the segment's counters
-//      (< keys fill the segment from the left, > keys from the right) and scatters its keys into
-//      the other buffer;
-//   2. the LAST block to finish (a ticket counter after a __threadfence) knows the totals and
-//      launches, from the device, into cudaStreamFireAndForget:
-//        - a fill kernel for the == range: those keys are final (equal codes = identical bits, so
-//          writing the pivot is writing them), straight into the output;
-//        - the next split of each outer part, or, for parts of <= 4096 keys, one block that sorts
-//          the part in shared memory (03's bitonic tile sort) and writes it to the output.
-// The host launches the first split and waits for the whole tree (a grid is complete only when
-// all its children are).
+#include "../lesson02_scan/primitives.cuh"
+#include "comparison.cuh"
+
 // Why it does not go quadratic or run out of launch depth:
 //   * the pivot is the median of 31 keys sampled at hashed positions spread over the segment:
 //     sorted and reversed inputs split exactly in half, and no fixed input pattern can steer it;
 //   * equal keys are grouped and never recursed on: all-equal input is done after ONE split,
-//     few-unique input after a handful;
-//   * a split recurses at most kMaxDepth = 20 levels (launch nesting <= 20 of the allowed 24);
-//     a segment still larger than a tile at that depth is sorted by one block (a slow but
-//     bounded bitonic network in global memory) instead of recursing. Unlucky pivots cost time,
-//     never correctness.
-// Cost model: each level reads and writes every key once (2 * n * sizeof(K) bytes), ~log2(n/4096)
-// levels with good pivots (12 for 2^24), plus a launch (~ microseconds) per segment: about 2n/4096
-// device launches. The scatter is not coalesced (each thread writes its keys one by one to
-// reserved slots) and the leaves are bitonic sorts. Limits: n <= 2^24 (the stated limit; the
-// launch pool and the descriptor pool are sized for it), keys not stable (no pairs).
-// Needs relocatable device code: the Makefile adds -rdc=true -lcudadevrt for this file.
-//
-#include "../lesson02_scan/primitives.cuh"
-#include "comparison.cuh"
+//     few-unique input after a handful; the == range is final (equal codes = identical bits), so a
+//     fill kernel writes the pivot straight into the output;
+//   * a split recurses at most kMaxDepth = 20 levels (launch nesting <= 20 of the allowed 24); a
+//     segment still larger than a tile at that depth is sorted by one block (a slow but bounded
+//     bitonic network in global memory) instead. Unlucky pivots cost time, never correctness.
+// The last block knows the totals because it takes the last ticket of a counter after a
+// __threadfence(); its children go into cudaStreamFireAndForget, and a grid is complete only when
+// all its children are.
 
 constexpr int kBlock = 256;
 constexpr int kItems = 16;

@@ -1,8 +1,9 @@
 // lesson04_sort/comparison.cuh — the pieces the comparison sorts (01-05, 09) share.
 //
 //   compare_exchange            the one operation of every sorting network
-//   bitonic_pair / block_bitonic_sort / bitonic_global_step
-//                               the always-ascending bitonic network for ANY n (03, 04, 09)
+//   bitonic_pair / block_bitonic_sort / bitonic_tile_sort_kernel
+//                               the always-ascending bitonic network for ANY n, in one tile
+//                               (03, 04, 09; 03_bitonic.cu adds the steps across tiles)
 //   count_less / count_less_equal
 //                               the binary-search ranks of the simple merge (04)
 //   merge_path                  the diagonal split of a merge (05)
@@ -89,41 +90,8 @@ __device__ void block_bitonic_sort(const K* in, K* out, int count, K* s) {
     for (int x = threadIdx.x; x < count; x += BLOCK) out[x] = s[x];
 }
 
-// The half-cleaners j = TILE/2 .. 1 of a stage k > TILE, on one tile in shared memory: every
-// pair (i, i + j) with j < TILE lies inside one aligned tile, so a block finishes the stage alone
-// with barriers instead of one launch per step. `data` is the whole array; the tile is blockIdx.x.
-template <int BLOCK, int ITEMS, class K>
-__device__ void block_bitonic_merge_tail(K* data, size_t n, K* s) {
-    constexpr int TILE = BLOCK * ITEMS;
-    const size_t base = size_t(blockIdx.x) * TILE;
-    const int count = int(n - base < size_t(TILE) ? n - base : size_t(TILE));
-    for (int x = threadIdx.x; x < count; x += BLOCK) s[x] = data[base + x];
-    __syncthreads();
-    for (int j = TILE / 2; j >= 1; j /= 2) {
-        for (int t = threadIdx.x; t < TILE / 2; t += BLOCK) {
-            int i = (t / j) * 2 * j + t % j;
-            if (i + j < count) compare_exchange(s[i], s[i + j]);
-        }
-        __syncthreads();
-    }
-    for (int x = threadIdx.x; x < count; x += BLOCK) data[base + x] = s[x];
-}
-
-// One global step (k, j) of the network, one thread per pair (grid-stride over P/2 pairs).
-template <class K>
-__global__ void bitonic_global_step(K* data, size_t n, size_t pairs, size_t k, size_t j) {
-    for (size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x; t < pairs; t += size_t(gridDim.x) * blockDim.x) {
-        size_t i, p;
-        bitonic_pair(t, k, j, i, p);
-        if (p < n) {
-            K a = data[i], b = data[p];
-            if (key_less(b, a)) { data[i] = b; data[p] = a; }   // write only when something moves
-        }
-    }
-}
-
-// The two tile kernels around those functions: sort each TILE-sized tile (03, 04), and finish a
-// stage k > TILE inside each tile (03).
+// The tile kernel around block_bitonic_sort: sort each TILE-sized tile (03, 04). 03_bitonic.cu
+// holds the rest of the network for n > TILE (its global steps and its in-tile merge tail).
 template <int BLOCK, int ITEMS, class K>
 __global__ void __launch_bounds__(BLOCK) bitonic_tile_sort_kernel(const K* in, K* out, size_t n) {
     constexpr int TILE = BLOCK * ITEMS;
@@ -132,12 +100,6 @@ __global__ void __launch_bounds__(BLOCK) bitonic_tile_sort_kernel(const K* in, K
     const int count = int(n - base < size_t(TILE) ? n - base : size_t(TILE));
     block_bitonic_sort<BLOCK, ITEMS>(in + base, out + base, count, s);
 }
-template <int BLOCK, int ITEMS, class K>
-__global__ void __launch_bounds__(BLOCK) bitonic_tile_merge_kernel(K* data, size_t n) {
-    __shared__ K s[BLOCK * ITEMS];
-    block_bitonic_merge_tail<BLOCK, ITEMS>(data, n, s);
-}
-
 // ---- ranks for the simple merge (04) ---------------------------------------------------------
 
 // Number of keys in sorted b[0, nb) strictly less than key (lower bound).

@@ -13,7 +13,7 @@
 // called for you). Compare with key_less, never with <, or float32 cases fail. Write both keys
 // only when they move.
 // Check:  make grade   (or build/lesson04_sort/exercises/bitonic_compare_exchange --test --quick)
-// Solution: sorting::cmp::bitonic_global_step in comparison.cuh (used by 03_bitonic.cu).
+// Solution: sorting::cmp::bitonic_global_step in 03_bitonic.cu.
 #include "../comparison.cuh"
 
 template <class K>

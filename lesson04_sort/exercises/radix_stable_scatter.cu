@@ -1,29 +1,20 @@
 // exercises/radix_stable_scatter — give every key of a tile its STABLE rank by digit, the heart
 // of one multi-bit radix pass.
 //
-// The program is 07_radix_multibit's pass (count digits per tile, one global scan, rank, stage in
-// shared memory, coalesced scatter), with the tile-local ranking cut out: `stable_rank` below
-// gives every key rank 0, so the tile collapses onto one slot and the checker fails every case
-// beyond one key until you write it.
-//
+// The program is 07_radix_multibit's pass with the tile-local ranking cut out: `stable_rank` below
+// gives every key rank 0, so the checker fails every case beyond one key until you write it.
 // TODO: fill rank[j] for each of this thread's kItems keys:
-//   rank = (number of keys in the tile with a smaller digit)
-//        + (number of keys with the SAME digit at a smaller element index)
-// The element index of item j of lane l in warp w is w*32*kItems + j*32 + l (warp-striped, so
-// walking "item j, then lane" inside a warp is index order). Ranks must be a permutation of
-// 0..kTile-1: padding keys past n have the largest digit and the largest indices, so they rank last
-// on their own.
+//   rank = (keys in the tile with a smaller digit) + (keys with the SAME digit at a smaller index)
+// Item j of lane l in warp w has index w*32*kItems + j*32 + l. Ranks must be a permutation of
+// 0..kTile-1 (padding keys past n have the largest digit and indices, so they rank last alone).
 // Hints:
-//  * Per warp, per item j: __match_any_sync(0xFFFFFFFF, digit[j]) returns the lanes holding the
-//    same digit; __popc(peers & ((1u << lane) - 1)) of them come before this lane.
-//  * Keep a counter per (warp, digit) in shared memory (s.warp_count[warp][digit], zero it
-//    first): all peers read it, __syncwarp(), the lowest peer adds __popc(peers), __syncwarp().
-//    Warps never touch each other's counters, so no atomics are needed.
-//  * Then per digit (thread t handles digit t, the block has 256 threads): an exclusive scan over
-//    the warps of their counts (warp order is index order), and a block-wide exclusive scan of
-//    the digit totals (scan::block_exclusive_scan) gives each digit's start in the tile.
-//  * rank = digit start + earlier warps' count of the digit + rank inside the warp.
-//  * Why not rank = atomicAdd(&count[digit], 1)? See wrong/unstable_digit_pass.cu.
+//  * Per warp, per item j: __match_any_sync(0xFFFFFFFF, digit[j]) gives the lanes with the same
+//    digit; __popc(peers & ((1u << lane) - 1)) of them come before this lane.
+//  * A counter per (warp, digit) in shared memory (s.warp_count[warp][digit], zeroed first): all
+//    peers read it, __syncwarp(), the lowest peer adds __popc(peers), __syncwarp(). No atomics.
+//  * Per digit (thread t, digit t): an exclusive scan over the warps of their counts, and a block
+//    exclusive scan of the digit totals (scan::block_exclusive_scan): rank = digit start +
+//    earlier warps' count of the digit + rank inside the warp. (Why not atomicAdd? wrong/unstable_digit_pass.cu.)
 // Check:  make grade   (or  ./radix_stable_scatter --test --quick : exit 0 once done; the pairs
 //         cases check stability)
 // Solution: radix.cuh, TileRank::warp_ranks and TileRank::finish (used by 07 and 08).

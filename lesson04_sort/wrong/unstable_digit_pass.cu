@@ -8,13 +8,11 @@
 // here each thread holds 8 consecutive keys (a blocked layout) and all threads do their first key
 // before anyone does their second, so key 8 (thread 1, item 0) is ranked before key 1 (thread 0,
 // item 1). Equal digits lose their input order.
-//
 // Why it matters: LSD radix sort is correct only because every pass is stable: after the pass on
 // digit k, keys with equal digit k must keep the order the passes on digits 0..k-1 gave them.
 // With this pass, uint32 keys come out unsorted (the low digits' work is scrambled), and pairs
 // are unstable even where the keys happen to be right. The lesson's checker catches both: for
 // pairs it names it ("not stable: equal keys with values not increasing").
-//
 // The fix: rank by position, not by arrival: 07_radix_multibit.cu and radix.cuh (warp match +
 // per-warp counters + a scan over warps), or exercises/radix_stable_scatter.cu.
 //
