@@ -84,6 +84,7 @@ __global__ void gather_slots(const T* __restrict__ vals, const uint32_t* __restr
 
 template <class T>
 class TopkJob : public mgpu::Job {
+    static_assert(sizeof(T) == 4, "the check compares values as 32-bit words");
 public:
     TopkJob(const course::Options& o, const course::Case& c) : k_(c.param) {
         mgpu::Team& t = mgpu::team();
