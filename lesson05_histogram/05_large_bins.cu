@@ -1,42 +1,37 @@
 // 05_large_bins — 4,096 to 65,536 bins and beyond: 16-bit shared counters with overflow flushing.
 //
-// Build alone:  nvcc -O3 -arch=native -o hist05 05_large_bins.cu
-// Run:          ./hist05 --type uint32 --bins 65536 --n 2^28          ./hist05 --test
-//
-// What changed since 04: nothing up to 12288 bins (bytes included): that is 04's counting (per-lane
-// copies as far as 32 KB allows, one shared atomic per sample), so this version is never slower
-// than 04 where 04 applies. 4096 bins x 4 bytes fit in shared memory many times over, and CUB,
-// which keeps per-block histograms in global memory above 256 bins, turns every sample into a
-// global atomic there (measured at 2^28 keys, 4096 bins: 04 0.484 ms, CUB 3.21 ms).
-// Above 12288 bins 32-bit counters need more than 48 KB per block (65536 bins: 256 KB, more than
-// an SM has). So the counters shrink to 16 bits, two per 32-bit word (65536 bins: 128 KB, one
-// block of 1024 threads per SM), and a counter that reaches 2^15 hands 2^15 to the global bin:
-//   add c to bin b:   old = atomicAdd(&word[b/2], c << 16*(b%2))
-//                     if its 16 bits went from below 0x8000 to 0x8000 or more (a "crossing"):
-//                        atomicAdd(&word[b/2], -(0x8000 << 16*(b%2)));  atomicAdd(&global[b], 0x8000)
-// Why a counter can never pass 0xFFFF (which would carry into its neighbour): every thread works
-// in rounds of 4 vectors (16 keys) with a __syncthreads() after each round, so between a crossing
-// and its correction (issued by the same thread before the barrier) the block adds at most
-// 1024 x 16 = 16384 samples: the counter stays below 0x8000 + 16384 + 4. Only one thread sees a
-// given crossing (atomics are ordered), and after the correction the counter is below 0x8000 again.
-// The subtraction of 0x8000 from the high half adds 2^31 to the word: the carry leaves the word and
-// the low half is untouched; from the low half it adds 0xFFFF8000: the carry into the high half is
-// cancelled by the 0xFFFF added there. At the end each block adds what its counters hold.
-//   atomics:  n shared atomics (fewer with runs, below) + n / 32768 global ones at most from crossings +
-//             (blocks x non-zero bins) from the final flush (132 blocks x 65536 bins on an H100:
-//             ~8.6 M, small against 2^28 samples but not free at small n).
-//   barriers: one per 16 keys per thread (cheap: everyone is at the same pace anyway).
-//   runs:     this 16-bit path still merges runs of equal neighbouring keys into one add of +run
-//             (Visit16::vec), as it did when it was measured (2^28 uniform keys, 65536 bins:
-//             0.723 ms, CUB 14.39 ms). On 256 and 4096 bins the same merging measured slower on
-//             every input (wrong/run_aggregation_slowdown.cu); here it is untested without.
-// The other way past the limit, thread-block clusters sharing 32-bit counters through distributed
-// shared memory (sm_90), is 06_cluster_dsmem.cu.
-//
+// What changed since 04: nothing up to 12288 bins (bytes included): that is 04's counting, so this
+// is never slower than 04 where 04 applies. Above, 32-bit counters need more than 48 KB per block
+// (65536 bins: 256 KB), so they shrink to 16 bits, two per word (65536 bins: 128 KB, one block of
+// 1024 threads per SM), and a counter that reaches 0x8000 hands 0x8000 to the global bin:
+//   old = atomicAdd(&word[b/2], c << 16*(b%2));   on a crossing of 0x8000:
+//   atomicAdd(&word[b/2], -(0x8000 << 16*(b%2)));   atomicAdd(&global[b], 0x8000)
+// A counter never passes 0xFFFF: a barrier after every 16 keys per thread bounds what the block
+// adds between a crossing and its take-back to 16384 (the argument is below the includes).
+// Cost: n shared atomics + at most n / 32768 global ones from crossings + blocks x non-zero bins.
+// Measured (H100, 2^28 uniform keys, 65536 bins): 0.723 ms, 19.7x CUB (14.25 ms).
+// What limits it: not DRAM: bank conflicts of random bins among 65536 (TUNING.md). The other way
+// past the shared-memory limit, clusters sharing 32-bit counters, is 06_cluster_dsmem.cu.
 // Limit: bins x 2 bytes of shared memory (H100: 116224 bins).
 //
+// Build alone:  nvcc -O3 -arch=native -o hist05 05_large_bins.cu
+// Run:          ./hist05 --type uint32 --bins 65536 --n 2^28          ./hist05 --test
 #include "lesson.cuh"
 #include "counting.cuh"
+
+// Why a 16-bit counter can never pass 0xFFFF (which would carry into its neighbour): every thread
+// works in rounds of 4 vectors (16 keys) with a __syncthreads() after each round, so between a
+// crossing and its correction (issued by the same thread before the barrier) the block adds at
+// most 1024 x 16 = 16384 samples: the counter stays below 0x8000 + 16384 + 4. Only one thread sees
+// a given crossing (atomics are ordered), and after the correction the counter is below 0x8000.
+// The subtraction of 0x8000 from the high half adds 2^31 to the word: the carry leaves the word and
+// the low half is untouched; from the low half it adds 0xFFFF8000: the carry into the high half is
+// cancelled by the 0xFFFF added there. At the end each block adds what its counters hold
+// (blocks x non-zero bins global atomics: 132 x 65536 on an H100, ~8.6 M, not free at small n).
+// Runs: this 16-bit path still merges runs of equal neighbouring keys into one add of +run
+// (Visit16::vec), as it did when it was measured (2^28 uniform keys, 65536 bins: 0.723 ms, CUB
+// 14.39 ms). On 256 and 4096 bins the same merging measured slower on every input
+// (wrong/run_aggregation_slowdown.cu); here it is untested without.
 
 constexpr int kBlock16 = 1024;
 constexpr int kVecs16 = 4;

@@ -1,41 +1,42 @@
 // 06_cluster_dsmem — large bin counts on sm_90: 32-bit counters spread over the shared memory of
 // a thread-block cluster (distributed shared memory), no 16-bit flushing.
 //
+// What changed since 05: above 12288 bins, instead of halving the counters, a cluster of C = 2..8
+// blocks (the smallest power of two keeping each block's slice within 64 KB: 65536 bins -> C = 4)
+// shares one copy of the bins; block r owns bins r, r + C, r + 2C, ... Any thread adds to any bin:
+// it maps the owner's shared memory (cluster.map_shared_rank) and the SM-to-SM network carries
+// the atomic.
+// Cost: n distributed-shared atomics ((C-1)/C of them to another SM) and C times fewer global
+// atomics in the merge than 05's flush; cluster.sync() after zeroing and after counting.
+// Measured (H100, 2^28 uniform keys, 65536 bins): 4.97 ms, 2.86x CUB (14.25 ms) but 6.9x slower
+// than 05's 16-bit counters (0.723 ms).
+// What limits it (likely; the times are measured): each remote add is a small request of its own
+// over the SM-to-SM network, far slower than the SM's own shared atomics. Clusters pay when the
+// remote traffic is coarse. Limits: sm_90+ (elsewhere, and up to 12288 bins, this is 04); at
+// most 8 x 64 KB = 131072 bins. Notes below the includes.
+//
 // Build alone:  nvcc -O3 -arch=native -o hist06 06_cluster_dsmem.cu
 // Run:          ./hist06 --type uint32 --bins 65536 --n 2^28          ./hist06 --test
-//
-// What changed since 05: above 12288 bins, instead of halving the counters, a cluster of C = 2..8
-// blocks (the smallest power of two that keeps each block's slice within 64 KB: 65536 bins ->
-// C = 4) shares one copy of the bins. Block r of the cluster owns bins r, r + C, r + 2C, ... (bin b
-// lives in block b % C at word b / C). Any thread of the cluster adds to any bin: it maps the
-// owner's shared memory into its address space (cluster.map_shared_rank) and issues the atomic
-// there; the SM-to-SM network carries it.
-//   atomics:  n distributed-shared atomics ((C-1)/C of them to another SM of the cluster: slower
-//             than local shared atomics, far faster than L2 atomics) + (blocks/C x non-zero bins)
-//             global atomics for the merge: C times fewer than 05's flush.
-//   barriers: cluster.sync() after zeroing (nobody adds into a slice before it is zeroed) and after
-//             counting (every remote add has landed before the owner merges, and no block exits
-//             while others still write into its shared memory).
-//   limits:   sm_90 and newer (#if __CUDA_ARCH__ >= 900); elsewhere, and up to 12288 bins (bytes
-//             included), this is 04 (per-lane copies, one atomic per sample). At most 8 x 64 KB =
-//             131072 bins.
-//   runs:     the cluster path still merges runs of equal neighbouring keys into one add, as it did
-//             when measured (on 256 and 4096 bins that merging is a measured pitfall:
-//             wrong/run_aggregation_slowdown.cu).
-// Measured on an H100, 2^28 uniform keys, 65536 bins: 4.74 ms, against 0.723 ms for 05_large_bins
-// and 14.39 ms for CUB: 3x faster than CUB, 6.6x slower than 05's local 16-bit counters. The
-// likely reason: with C = 4, 3/4 of the adds leave the SM, each a small request of its own over
-// the SM-to-SM network, whose throughput for scattered 4-byte atomics is far below that of the
-// SM's own shared-memory atomic unit (which serves a warp's 32 adds as one instruction); uniform
-// keys give no locality to keep adds at home. 05 sends one add in 32768 to a bin off the SM (the
-// hand-off) and keeps all others local. Clusters win back only the smaller final merge, which is
-// not where the time goes at 2^28 keys. DSMEM pays when the remote traffic is coarse (whole tiles,
-// not one counter per sample).
-//
 #include <cooperative_groups.h>
 
 #include "lesson.cuh"
 #include "counting.cuh"
+
+// Notes on the cluster path:
+//   * bin b lives in block b % C at word b / C; any thread of the cluster adds into any block's
+//     slice through distributed shared memory (slower than local shared atomics, far faster than
+//     L2 atomics); the merge then adds blocks/C x non-zero bins global atomics.
+//   * the two cluster.sync()s: after zeroing (nobody adds into a slice before it is zeroed) and
+//     after counting (every remote add has landed before the owner merges, and no block exits
+//     while others still write into its shared memory).
+//   * the cluster path still merges runs of equal neighbouring keys into one add, as it did when
+//     measured (on 256 and 4096 bins that merging is a measured pitfall:
+//     wrong/run_aggregation_slowdown.cu).
+//   * why it loses to 05 (the likely reason): with C = 4, 3/4 of the adds leave the SM, each a
+//     small request of its own over the SM-to-SM network, whose throughput for scattered 4-byte
+//     atomics is far below the SM's own shared-memory atomic unit (which serves a warp's 32 adds
+//     as one instruction); uniform keys give no locality to keep adds at home. 05 sends one add in
+//     32768 off the SM (the hand-off). Clusters win back only the smaller final merge.
 
 namespace cg = cooperative_groups;
 

@@ -64,8 +64,6 @@ FIGURE = re.compile(r"(?<![\w.^/-])(\d+(?:\.\d+)?)(?:\s*(ms|us|µs)\b|\s*(GB/s|T
 PENDING = {
     "header": {
         "lesson04_sort/08_radix_onesweep.cu", "lesson04_sort/exercises/radix_digit_lookback.cu",
-        "lesson05_histogram/04_per_lane_copies.cu", "lesson05_histogram/05_large_bins.cu",
-        "lesson05_histogram/06_cluster_dsmem.cu", "lesson05_histogram/wrong/run_aggregation_slowdown.cu",
     },
     "paths": set(),
     "figures": set(),
