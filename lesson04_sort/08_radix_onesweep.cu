@@ -1,10 +1,29 @@
 // 08_radix_onesweep — one-sweep LSD radix sort (Adinets & Merrill, "Onesweep: A Faster Least
 // Significant Digit Radix Sort for GPUs", 2022): the lesson's best radix sort, for keys and pairs.
 //
+// What changes since 07: each pass is ONE kernel that reads every key once and writes it once.
+//   * one histogram kernel counts the digits of every pass up front, in one read of the input (a
+//     key's digit in pass p is just bits 8p..8p+7); a scan of each gives the digits' starts;
+//   * inside a pass, a tile learns how many keys of digit d the earlier tiles hold by decoupled
+//     look-back (lesson02_scan/lookback.cuh's idea), one chain per digit, thread d walking chain d;
+//   * a tile counts before it ranks (its counts go out early), then ranks every key in one step;
+//     only the digits stay in registers, so 8192-key tiles fit without spilling.
+// Cost (uint32): histogram 4 B per key, then 4 passes of 4 B read + 4 B written per key, look-back
+// status about 1.6 % of a pass: ~33 B per key, 6 launches and 1 memset.
+// Measured (H100): 5.39 ms at 2^28 uint32 keys, 1.02x cub::DeviceRadixSort (5.51 ms); pairs 1.01x.
+// What limits it: latency and per-tile work, not bytes or instructions (ncu; TUNING.md has the
+// profiles, the per-case ratios, the tile shapes and the ranking variants).
+// Limit: n < 2^30 (30-bit look-back counts). Keys: uint32, int32, float32, uint64; pairs, stable.
+//
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o onesweep 08_radix_onesweep.cu
 // Run:          ./onesweep --n 2^28    ./onesweep --type pairs --n 2^28    ./onesweep --test
-//
-// What changes since 07: each pass is ONE kernel that reads every key once and writes it once.
+#include <cuda/atomic>
+#include <type_traits>
+
+#include "onesweep.cuh"   // the ranking arithmetic (shared with the host test)
+#include "radix.cuh"
+
+// How a pass works, in more detail:
 //   * The digit counts of every pass are computed up front, in one read of the input: a key's
 //     digit in pass p does not depend on the earlier passes (it is just bits 8p..8p+7), so one
 //     histogram kernel fills all 4 (uint32) or 8 (uint64) 256-bin histograms at once. An
@@ -39,18 +58,6 @@
 //     memory is dynamic: 8192 keys pass 48 KB.
 //   * Full tiles load and scatter with no bounds tests.
 //
-// Cost model (uint32, 2^28 keys): histogram 4 B per key; each of the 4 passes 4 B read + 4 B
-// written per key (the second read of a tile's keys comes from L2, not DRAM); look-back status
-// 1 KB per tile per pass (8192-key tiles: 33 MB a pass, ~1.6 % of its 2 GiB; all passes' status
-// zeroed by one memset, 134 MB). ~33 B per key in all, 6 launches + 1 memset.
-// What limits it: not bytes (ncu, H100: DRAM traffic per pass is what it should be and the same
-// as CUB's) and not instructions (~59 warp instructions per key against CUB's ~85), but latency
-// and per-tile work. With 6144-key tiles the pass ran 1.35 ms against CUB's 1.24 (ncu, middle
-// pass): 37 % of the SM's warp slots busy against CUB's 55 %. More warps (384 x 16, 512 x 12,
-// 256 x 16 at 4 blocks) measured slower, because smaller tiles mean more per-tile work per key;
-// larger tiles, once their keys no longer had to stay in registers, measured faster. ncu of pass 2
-// now: 1.24 ms against CUB's 1.25, the same DRAM bytes, 33 M more L2 sectors read (the reload).
-//
 // Correctness notes:
 //   * tiles are numbered by an atomic counter in the order blocks start (one counter per pass),
 //     so a tile only waits for tiles whose blocks already run: no deadlock;
@@ -61,18 +68,6 @@
 //
 // The kernels and the launcher follow; exercises/radix_digit_lookback.cu includes this file and
 // supplies its own look-back. The partial last tile's loads and scatter are radix.cuh's.
-// Measured (2^28 uint32 unless given, CUB in the same run, two rounds), H100 (H200): against
-// cub::DeviceRadixSort::SortKeys 1.02x (1.02x): 5.39 against 5.51 ms; Zipf keys 1.05x (1.07x);
-// 2^24 1.02x (1.02x); 2^20 1.35x (1.30x); float32 keys 1.36x (1.32x); uint64 at 2^24 1.03x (H200:
-// 1.06x, a probe build of the same code); against SortPairs 1.01x (1.07x), Zipf pairs 1.06x
-// (1.10x). Below 2^20 slower than with 6144-key tiles (TUNING.md, with the shapes, the ranking
-// variants and the probes of the paths).
-//
-#include <cuda/atomic>
-#include <type_traits>
-
-#include "onesweep.cuh"   // the ranking arithmetic (shared with the host test)
-#include "radix.cuh"
 
 // K is uint32_t, int32_t, float or uint64_t (sorted as sorting::Ordered<K> codes, 8 bits per
 // pass); kPairs carries uint32 values along, stably. n < 2^30 (30-bit look-back counts). The
@@ -97,15 +92,11 @@ static_assert(kBlock >= radix::kDigits && kBlock % 32 == 0, "a thread per digit,
 constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one thread per digit
 // The tile of one pass and the blocks per SM asked of ptxas (its register cap: 3 blocks of 256
 // threads -> 80 registers, 2 -> 128): every tile is 8192 keys (32 a thread); 32-bit keys at 3
-// blocks, pairs and 64-bit keys at 2 (120 registers for uint64). Measured on the H100 at 2^28 (CUB
-// 5.51 ms for keys, 9.14 for pairs): keys 24 x 3 blocks 5.89 ms, 28 x 3 5.61, 32 x 3 5.37, 36 x 3
-// 5.31 (but 2^24 and 2^20 slower than 32, and the float32 first pass spills), 40 x 3 5.35,
-// 28 x 4 5.40; pairs (ballot ranking then) 30 x 2 9.35 ms, 40 x 2 10.40, 24 x 3 11.82; pairs with
-// OR masks 32 x 2 9.18, 36 x 2 spills; uint64 on the H200 at 2^24 (CUB 1.15 ms): ballots 15 x 2
-// 1.19, OR masks 15 x 2 1.21, 20 x 2 1.10, 24 x 2 1.14, 32 x 2 1.08 (TUNING.md).
+// blocks, pairs and 64-bit keys at 2 (120 registers for uint64). Measured alternative (H100, 2^28
+// keys): 24 x 3 took 5.89 ms against 5.37 for 32 x 3; every shape tried is in TUNING.md.
 // kBallotMin: the fewest of a warp's 1024 keys on its most common digit for which those lanes take
-// the ballot (warp_path). Keys: 256, a quarter (Zipf 2^28 4.80 ms, 128: 4.82, always: 4.94 and
-// uniform 3.5 % slower). Pairs: always (uniform 9.02-9.05 ms against 9.17 with 128 or 256).
+// the ballot (warp_path). Keys: 256, a quarter (Zipf 2^28 4.80 ms; always: 4.94). Pairs: always
+// (uniform 9.02-9.05 ms against 9.17 with 128 or 256).
 // kHalf: 4096-key tiles (16 a thread) for 64-bit keys on GPUs whose shared memory cannot hold two
 // blocks of 8192 (84 KB each: a T4 allows 64 KB a block, an A100 164 KB an SM); see pass_plan.
 template <class U, bool kPairs, bool kHalf = false>
