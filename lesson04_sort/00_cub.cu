@@ -36,6 +36,7 @@ __global__ void to_codes(const float* in, uint32_t* codes, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         codes[i] = sorting::Ordered<float>::to(in[i]);
 }
+// The way back: the sorted codes become floats again, in the same buffer (no second array).
 __global__ void from_codes_in_place(float* data, size_t n) {
     uint32_t* codes = reinterpret_cast<uint32_t*>(data);
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)

@@ -20,6 +20,7 @@
 constexpr int kLists = 32;          // one warp; one list per thread
 constexpr int kMaxN = 4096;         // the post's size: 128 keys per list
 
+// The whole sort in one warp: 32 per-thread radix sorts in shared memory, then the atomicMin merge.
 template <class K>
 __global__ void __launch_bounds__(kLists) seed_sort(const K* in, K* out, int n) {
     __shared__ uint32_t s[kMaxN];       // the codes; list t is s[t + 32 * i]

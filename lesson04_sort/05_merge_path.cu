@@ -116,6 +116,7 @@ __device__ __forceinline__ void sort_in_registers(K (&keys)[ITEMS], uint32_t (&v
     }
 }
 
+// Delta from 04's tile sort: keys sorted in registers first, then merge-path rounds, not a network.
 template <int BLOCK, int kItems, class K, bool kPairs>
 __global__ void __launch_bounds__(BLOCK)
 tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __restrict__ kout,
@@ -312,6 +313,7 @@ __device__ __forceinline__ void merge_tile_lean(K* sk, uint32_t* sv, const K* a_
 }
 
 
+// Delta from 04's merge pass: a block merges one 4096-output piece between two splitters, not one key per thread.
 template <class K, bool kPairs>
 __global__ void __launch_bounds__(kBlock)
 merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __restrict__ kdst,

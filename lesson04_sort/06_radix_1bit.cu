@@ -22,6 +22,7 @@ constexpr int kBlock = 256;
 
 unsigned grid_for(size_t n) { return std::min(course::blocks_for(n, kBlock), 4u * 65535u); }
 
+// Keys to ordered codes (and back, below): an unsigned integer order the bit passes can sort.
 template <class K, class U>
 __global__ void to_codes(const K* in, U* codes, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)

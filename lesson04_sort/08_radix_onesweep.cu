@@ -162,6 +162,7 @@ struct DigitLookback {
 // H100 at 2^28, 507 us, long-scoreboard stalls, against 454 us for CUB's histogram kernel, which
 // also loads 16 keys first (TUNING.md has the before/after).
 constexpr int kHistItems = 16;
+// Delta from 07's count kernel: one read counts the digits of every pass, not one pass's per launch.
 template <class K, class U, int kPasses>
 __global__ void __launch_bounds__(kHistBlock) all_pass_histograms(const K* in, size_t n, uint32_t* hist) {
     __shared__ uint32_t s_hist[kPasses][radix::kDigits];
@@ -348,6 +349,7 @@ struct PassSmem {
     U codes[Shape<U, kPairs, kHalf>::kTile];   // for pairs, reused for the values once the keys are out
 };
 
+// Delta from 07's scatter: the tile's digit offsets come from a look-back inside the same kernel, not a scan between kernels.
 template <class K, class U, bool kFirst, bool kLast, bool kPairs, bool kHalf, class Lookback>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(Shape<U, kPairs, kHalf>::kBlocksPerSm, kBlock))
 onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,

@@ -128,6 +128,7 @@ __device__ void launch_segment(const K* src, Ctx<K> c, size_t lo, size_t hi, int
     report_launch("split");
 }
 
+// One three-way split of a segment; its last block launches the next splits itself (no host round trip).
 template <class K>
 __global__ void __launch_bounds__(kBlock)
 split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d) {

@@ -22,6 +22,7 @@
 constexpr int kBlock = 384;
 constexpr uint32_t kMaxBins = 48 * 1024 / 4;
 
+// Delta from 01: the atomics go to this block's copy in shared memory, merged into global once.
 template <class T, class Binner>
 __global__ void shared_privatized(const T* in, size_t n, Binner binner, uint32_t* hist) {
     extern __shared__ uint32_t s_bins[];            // binner.count() counters, this block's copy

@@ -72,6 +72,7 @@ struct Visit16 {
     }
 };
 
+// Delta from 04's count_kernel: 16-bit counters, two to a word, with a hand-off to global at 0x8000.
 template <class Binner>
 __global__ void __launch_bounds__(kBlock16)
 count16_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t* hist) {

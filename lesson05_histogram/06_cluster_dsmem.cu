@@ -79,6 +79,7 @@ struct VisitCluster {
 };
 #endif
 
+// Delta from 05's count16_kernel: 32-bit counters kept, spread over the cluster's shared memory.
 template <class Binner>
 __global__ void __launch_bounds__(kBlockC)
 cluster_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t log_c, uint32_t slice, uint32_t* hist) {

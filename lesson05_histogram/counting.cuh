@@ -79,6 +79,7 @@ __device__ __forceinline__ void merge_copies(const uint32_t* s_copies, uint32_t 
     }
 }
 
+// Delta from 02's kernel: R interleaved copies (lane L adds into copy L % R) and 16-byte loads.
 template <class T, class Binner, bool kAggregate>
 __global__ void __launch_bounds__(kCountBlock)
 count_kernel(const T* in, size_t n, Binner binner, uint32_t log_r, uint32_t* hist) {
@@ -123,6 +124,7 @@ struct LaneByteCopies {
 // there (no spills). Without it nvcc took 64, so 2 blocks an SM: about 0.3 % slower on the H100.
 // SMs of 1024 or 1536 threads (sm_75, sm_86, sm_89) hold fewer: min_blocks_that_fit asks for those.
 constexpr uint32_t kByteCopyWords = 256u << 5;   // 256 bins x 32 lane copies
+// Delta from count_kernel: bytes with R = 32 fixed, so each lane's counter address is computed once.
 __global__ void __launch_bounds__(kCountBlock, course::min_blocks_that_fit(4, kCountBlock))
 count_bytes_kernel(const uint8_t* in, size_t n, uint32_t* hist) {
     extern __shared__ uint32_t s_copies[];              // kByteCopyWords
