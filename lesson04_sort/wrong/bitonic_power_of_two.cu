@@ -17,6 +17,7 @@
 // Run:  build/lesson04_sort/wrong/bitonic_power_of_two --test --quick     (expect exit 1)
 #include "../comparison.cuh"
 
+// The bug: the alternating network's step, skipping partners >= n (right only for powers of two).
 template <class K>
 __global__ void classic_step(K* data, size_t n, size_t P, size_t k, size_t j) {
     size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;

@@ -17,6 +17,7 @@
 
 namespace {
 
+// The bug: a "sort" that writes zeros, sorted but not a permutation of the input.
 template <class K>
 __global__ void write_zeros(K* out, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)

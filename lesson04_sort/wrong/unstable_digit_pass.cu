@@ -24,6 +24,7 @@ namespace {
 
 constexpr int kBlock = 256, kItems = 8, kTile = kBlock * kItems;
 
+// Per-tile digit counts, as in 07 (this part is right).
 __global__ void count_digits(const uint32_t* keys, size_t n, int shift, uint32_t* counts, size_t tiles) {
     __shared__ uint32_t hist[radix::kDigits];
     hist[threadIdx.x] = 0;
@@ -35,6 +36,7 @@ __global__ void count_digits(const uint32_t* keys, size_t n, int shift, uint32_t
     counts[size_t(threadIdx.x) * tiles + blockIdx.x] = hist[threadIdx.x];
 }
 
+// The bug: ranks by atomicAdd arrival order, not by position, so equal digits lose their order.
 template <bool kPairs>
 __global__ void unstable_scatter(const uint32_t* keys, uint32_t* keys_out, const uint32_t* vals, uint32_t* vals_out,
                                  size_t n, int shift, const uint32_t* offsets, size_t tiles) {

@@ -15,6 +15,7 @@
 
 constexpr int kBlock = 128;   // the post used 256; any other size breaks its kernel
 
+// The bug: thread t zeroes and merges bin t, so with 128 threads bins 128..255 are never merged.
 __global__ void seed_privatized(const uint8_t* in, size_t n, uint32_t* hist) {
     __shared__ uint32_t temp[256];
     temp[threadIdx.x] = 0;                                  // BUG: covers bins [0, blockDim) only

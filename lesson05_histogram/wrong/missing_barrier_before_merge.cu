@@ -20,6 +20,7 @@
 
 constexpr int kBlock = 384;
 
+// The bug: 02's kernel without the barrier between counting and merging.
 template <class T, class Binner>
 __global__ void unsynchronised_merge(const T* in, size_t n, Binner binner, uint32_t* hist) {
     extern __shared__ uint32_t s_bins[];

@@ -14,6 +14,7 @@
 
 constexpr int kBlock = 384;
 
+// The bug: 02's kernel with s[bin]++ instead of an atomic: equal bins in a warp lose counts.
 template <class T, class Binner>
 __global__ void racy_privatized(const T* in, size_t n, Binner binner, uint32_t* hist) {
     extern __shared__ uint32_t s_bins[];
