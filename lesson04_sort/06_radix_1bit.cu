@@ -28,6 +28,7 @@ __global__ void to_codes(const K* in, U* codes, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         codes[i] = sorting::Ordered<K>::to(in[i]);
 }
+// The way back: codes to keys, after the last pass.
 template <class K, class U>
 __global__ void from_codes(const U* codes, K* out, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)

@@ -20,6 +20,7 @@
 
 constexpr int kBlock = 1024;   // one thread per element, so n <= 1024
 
+// One block, one element per thread: after log2(1024) steps every thread holds its prefix sum.
 __global__ void inclusive_scan_one_block(const int* in, int* out, int n) {
     __shared__ int buf[2][kBlock];
     int i = threadIdx.x, src = 0;

@@ -16,6 +16,7 @@
 // Solution: sorting::cmp::bitonic_global_step in 03_bitonic.cu.
 #include "../comparison.cuh"
 
+// 03's global step with its body cut out: one thread per pair (i, p) of step (k, j).
 template <class K>
 __global__ void network_step(K* data, size_t n, size_t pairs, size_t k, size_t j) {
     size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;

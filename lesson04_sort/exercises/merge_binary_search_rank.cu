@@ -33,6 +33,7 @@ template <class K> __device__ size_t rank_less_equal(const K* run, size_t len, K
     return 0;
 }
 
+// 04's merge pass: every key finds its output slot from its rank in the other run.
 template <class K>
 __global__ void merge_pass(const K* __restrict__ src, K* __restrict__ dst, size_t n, size_t width) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {

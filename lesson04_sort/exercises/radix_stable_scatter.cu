@@ -43,6 +43,7 @@ __device__ void stable_rank(const uint32_t (&digit)[kItems], uint32_t (&rank)[kI
 
 // Counting is radix::count_digits (radix.cuh), as in 07.
 
+// 07's scatter pass; only the ranking (stable_rank above) is left to write.
 template <class K, class U, bool kFirst, bool kLast, bool kPairs>
 __global__ void __launch_bounds__(kBlock)
 scatter_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,

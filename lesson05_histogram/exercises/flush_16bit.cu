@@ -36,6 +36,7 @@ struct Visit {
     }
 };
 
+// 05's 16-bit counting kernel; the add with its hand-off at 0x8000 is the exercise.
 __global__ void __launch_bounds__(kBlock) count16(const uint32_t* in, size_t n, hist::EvenBins binner, uint32_t* hist) {
     extern __shared__ uint32_t s_words[];
     const uint32_t nb = binner.count(), words = (nb + 1) / 2;
