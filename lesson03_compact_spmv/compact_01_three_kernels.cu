@@ -1,4 +1,4 @@
-// compact_01_three_kernels — the textbook compaction (seed 001): flags, exclusive scan, scatter.
+// compact_01_three_kernels — the textbook compaction (CS344 lesson 4): flags, exclusive scan, scatter.
 //
 //   1. flags[i]   = keep(in[i])                     read 4n, write 4n
 //   2. offsets    = exclusive scan of the flags     read 4n, write 4n   (lesson02's best scan)

@@ -1,4 +1,4 @@
-// expand_01_thread_per_item — the direct translation of "allocate" (seed 001): scan the counts,
+// expand_01_thread_per_item — the direct translation of "allocate" (CS344 lesson 4): scan the counts,
 // then one thread per item writes its index counts[i] times from its offset.
 //
 //   1. off = exclusive scan of the counts (lesson02's best scan)      read 4n, write 4n

@@ -1,20 +1,21 @@
 // 10_multi_gpu — a sort across GPUs: splitters, partition each shard, exchange, sort once. GPU g
-// ends with the g-th slice of the sorted array. Notes: README_multi_gpu.md.
+// ends with the g-th slice of the sorted array. Notes: README_multi_gpu.md; 4 x H200: 1.05x 08 on 2 GPUs, 1.33x on 4.
 // Build: make build/lesson04_sort/10_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
 //   nvcc -O3 -arch=native -std=c++17 -o sort10 10_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   ./sort10 --n 2^29 --gpus 2      ./sort10 --type pairs --n 2^29      ./sort10 --test --gpus 1
-//   1 splitters  1024 (key, position) samples a GPU, all-gathered; P-1 splitters. Order = (key,
-//                input position), so equal keys are split by position: all-equal keys go n/P a GPU.
-//   2 partition  count the buckets per tile (one read), scan, then a stable scatter (one read, one
-//                write): each block stages its tile in shared memory bucket by bucket and writes
-//                each bucket's run in whole lines (the first build scattered one key a thread
-//                between barriers: ~3x the bytes' time on 4 x H200, README_multi_gpu.md).
-//   3 exchange   P x P counts all-gathered, then ncclSend/ncclRecv: by default P-1 rounds (GPU g
-//                sends to g+r), --exchange group puts all pairs in one group (35 % of the link on
-//                4 x H200, 89 % on 2). (P-1)/P of the keys cross links.
+//
+// What changes since 08 (one GPU): partition first, then sort once (sample sort with P buckets):
+//   1 splitters  each GPU samples 1024 (key, position) pairs; an ncclAllGather gives every GPU all
+//                of them; each sorts them and takes P-1 splitters. Order = (key, input position),
+//                so equal keys are split by position: all-equal keys still go n/P a GPU.
+//   2 partition  each GPU splits its shard into P buckets, stably (count per tile, scan, scatter):
+//                reads the shard twice, writes it once.
+//   3 exchange   bucket counts all-gathered (P x P), then one group of ncclSend/ncclRecv: bucket q
+//                goes to GPU q, in source order (= input order). (P-1)/P of the keys cross links.
 //   4 sort       each GPU sorts what it received with 08's onesweep launcher (stable for pairs).
-// Measured: README_multi_gpu.md (4 x H200, first build: 1.05x 08 on 2 GPUs, 1.33x on 4).
-// Limits: one GPU's receive stays below 08's 2^30 keys (n up to ~0.8 x P x 2^30), 8 GPUs at most.
+// Why faster than 08: the local sort handles n/P keys; the partition costs ~1.5 radix passes and
+// the exchange ~n/P keys over NVLink. Limits: one GPU's receive stays below 08's 2^30 keys, so n
+// up to ~0.8 x P x 2^30 (the sampling margin), and at most 8 GPUs.
 #define COURSE_NO_MAIN
 #include "08_radix_onesweep.cu"
 #undef COURSE_NO_MAIN
@@ -40,34 +41,27 @@ __global__ void take_samples(const K* keys, size_t count, uint64_t first, Sample
 
 // Step 2a: per tile, the count of each bucket, stored bucket-major (counts[b * tiles + tile]) so
 // that one exclusive scan turns them into each (bucket, tile)'s start in the partitioned shard.
-// All 16 loads of a thread first, then the buckets; a thread's counts share one 64-bit word (8
-// bits a bucket: it counts 16 keys at most), a warp's two (16 bits a bucket: 512 at most).
 template <class K>
 __global__ void __launch_bounds__(kPartBlock)
 count_buckets(const K* keys, size_t count, uint64_t first, Splitters s, size_t tiles, uint32_t* counts) {
     __shared__ uint32_t block_count[kMaxGpus];
     if (threadIdx.x < kMaxGpus) block_count[threadIdx.x] = 0;
-    const size_t base = size_t(blockIdx.x) * kPartTile;
-    K key[kPartItems];
-#pragma unroll
-    for (int j = 0; j < kPartItems; ++j) {
-        size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
-        key[j] = keys[i < count ? i : count - 1];
-    }
-    uint64_t packed = 0;
-#pragma unroll
-    for (int j = 0; j < kPartItems; ++j) {
-        size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
-        if (i < count) packed += uint64_t(1) << (8 * bucket_of(s, uint64_t(sorting::Ordered<K>::to(key[j])), first + i));
-    }
-    const uint64_t even = packed & 0x00FF00FF00FF00FFull, odd = (packed >> 8) & 0x00FF00FF00FF00FFull;
-    const uint64_t ev = scan::warp_reduce(even, scan::Plus{}), od = scan::warp_reduce(odd, scan::Plus{});
     __syncthreads();
-    if ((threadIdx.x & 31) == 0)
-        for (int q = 0; q <= s.count; ++q) {
-            uint32_t c = uint32_t(((q & 1) ? od : ev) >> (16 * (q >> 1))) & 0xFFFFu;
-            if (c) atomicAdd(&block_count[q], c);
-        }
+    uint32_t mine[kMaxGpus] = {};
+    const size_t base = size_t(blockIdx.x) * kPartTile;
+    for (int j = 0; j < kPartItems; ++j) {
+        size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
+        if (i >= count) break;
+        int b = bucket_of(s, uint64_t(sorting::Ordered<K>::to(keys[i])), first + i);
+#pragma unroll
+        for (int q = 0; q < kMaxGpus; ++q) mine[q] += (b == q);
+    }
+#pragma unroll
+    for (int q = 0; q < kMaxGpus; ++q) {
+        uint32_t c = mine[q];
+        for (int d = 16; d > 0; d >>= 1) c += __shfl_down_sync(0xFFFFFFFFu, c, d);
+        if ((threadIdx.x & 31) == 0 && c) atomicAdd(&block_count[q], c);
+    }
     __syncthreads();
     if (threadIdx.x <= s.count) counts[size_t(threadIdx.x) * tiles + blockIdx.x] = block_count[threadIdx.x];
 }
@@ -82,73 +76,47 @@ __global__ void bucket_sizes(const uint32_t* starts, size_t tiles, size_t count,
     sizes[q] = end - begin;
 }
 
-// Step 2c: the stable scatter, one tile a block, in three moves (08's scatter does the same with
-// 256 digits): (1) rank: key j of a thread is element j x 256 + thread; its place among the
-// tile's keys of its bucket = the keys of that bucket in earlier (j, warp) groups (a scan of the
-// groups' counts, bucket-major) + its warp's lower lanes with that bucket (4 ballots); (2) stage
-// the tile in shared memory, bucket by bucket, input order kept; (3) write: consecutive threads
-// take consecutive staged keys, so each bucket's run goes out in full, coalesced lines.
+// Step 2c: the stable scatter. Round j handles elements j*256 + thread of the tile: in each round
+// a key's place = its bucket's running start + the keys of that bucket in earlier warps of the
+// round + in lower lanes of its warp (one ballot per bucket), so input order is kept.
 template <class K, bool kPairs>
 __global__ void __launch_bounds__(kPartBlock)
 scatter_buckets(const K* keys, const uint32_t* vals, size_t count, uint64_t first, Splitters s, size_t tiles,
                 const uint32_t* starts, K* out_keys, uint32_t* out_vals) {
-    constexpr int kWarps = kPartBlock / 32, kGroups = kPartItems * kWarps;   // 128 (j, warp) groups
-    __shared__ uint32_t group_at[kMaxGpus * kGroups];   // [bucket][j][warp]: count, then start
-    __shared__ uint32_t tile_start[kMaxGpus + 1];       // bucket q's first staged slot
-    __shared__ uint32_t out_start[kMaxGpus];            // bucket q's place in the partitioned shard
-    __shared__ uint32_t warp_sums[kWarps];
-    __shared__ K staged_keys[kPartTile];
-    __shared__ uint32_t staged_vals[kPairs ? kPartTile : 1];
+    constexpr int kWarps = kPartBlock / 32;
+    __shared__ uint32_t warp_start[kWarps][kMaxGpus];
+    __shared__ uint32_t running[kMaxGpus];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, buckets = s.count + 1;
+    if (threadIdx.x < buckets) running[threadIdx.x] = starts[size_t(threadIdx.x) * tiles + blockIdx.x];
     const size_t base = size_t(blockIdx.x) * kPartTile;
-    for (int f = threadIdx.x; f < kMaxGpus * kGroups; f += kPartBlock) group_at[f] = 0;
-    K key[kPartItems];
-    uint32_t val[kPairs ? kPartItems : 1];
-#pragma unroll
-    for (int j = 0; j < kPartItems; ++j) {          // all loads first (coalesced: a warp reads 32 neighbours)
-        size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
-        key[j] = keys[i < count ? i : count - 1];
-        if constexpr (kPairs) val[j] = vals[i < count ? i : count - 1];
-    }
-    __syncthreads();                                 // group_at zeroed
-    uint32_t where[kPartItems];                      // bucket | lanes below with that bucket << 8
-#pragma unroll
     for (int j = 0; j < kPartItems; ++j) {
-        size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
-        uint32_t b = i < count ? uint32_t(bucket_of(s, uint64_t(sorting::Ordered<K>::to(key[j])), first + i)) : kMaxGpus;
-        unsigned peers = scan::match_low_bits<4>(b);
-        where[j] = b | (uint32_t(__popc(peers & ((1u << lane) - 1u))) << 8);
-        if (b < kMaxGpus && lane == __ffs(peers) - 1) group_at[(b * kPartItems + j) * kWarps + warp] = __popc(peers);
-    }
-    __syncthreads();
-    // Exclusive scan of the buckets x 128 group counts: thread t owns entries 4t .. 4t + 3.
-    uint32_t c[4], sum = 0;
-#pragma unroll
-    for (int u = 0; u < 4; ++u) { c[u] = group_at[4 * threadIdx.x + u]; sum += c[u]; }
-    uint32_t total;
-    uint32_t run = scan::block_exclusive_scan<kPartBlock>(sum, 0u, total, warp_sums);
-#pragma unroll
-    for (int u = 0; u < 4; ++u) { group_at[4 * threadIdx.x + u] = run; run += c[u]; }
-    if (threadIdx.x % (kGroups / 4) == 0 && threadIdx.x / (kGroups / 4) < buckets)   // bucket q's first entry
-        tile_start[threadIdx.x / (kGroups / 4)] = group_at[4 * threadIdx.x];
-    if (threadIdx.x == 0) tile_start[buckets] = total;
-    if (threadIdx.x < buckets) out_start[threadIdx.x] = starts[size_t(threadIdx.x) * tiles + blockIdx.x];
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < kPartItems; ++j) {
-        uint32_t b = where[j] & 0xFFu;
-        if (b >= kMaxGpus) continue;
-        uint32_t slot = group_at[(b * kPartItems + j) * kWarps + warp] + (where[j] >> 8);
-        staged_keys[slot] = key[j];
-        if constexpr (kPairs) staged_vals[slot] = val[j];
-    }
-    __syncthreads();
-    for (uint32_t p = threadIdx.x; p < total; p += kPartBlock) {
-        int q = 0;
-        while (q + 1 < buckets && p >= tile_start[q + 1]) ++q;
-        size_t dst = size_t(out_start[q]) + (p - tile_start[q]);
-        out_keys[dst] = staged_keys[p];
-        if constexpr (kPairs) out_vals[dst] = staged_vals[p];
+        const size_t i = base + size_t(j) * kPartBlock + threadIdx.x;
+        const bool valid = i < count;
+        K key = valid ? keys[i] : K();
+        int b = valid ? bucket_of(s, uint64_t(sorting::Ordered<K>::to(key)), first + i) : -1;
+        uint32_t below = 0;
+        for (int q = 0; q < buckets; ++q) {
+            uint32_t m = __ballot_sync(0xFFFFFFFFu, b == q);
+            if (b == q) below = __popc(m & ((1u << lane) - 1u));
+            if (lane == 0) warp_start[warp][q] = __popc(m);
+        }
+        __syncthreads();
+        if (threadIdx.x < buckets) {   // thread q: bucket q's counts over the warps -> starts
+            uint32_t run = running[threadIdx.x];
+            for (int w = 0; w < kWarps; ++w) {
+                uint32_t c = warp_start[w][threadIdx.x];
+                warp_start[w][threadIdx.x] = run;
+                run += c;
+            }
+            running[threadIdx.x] = run;
+        }
+        __syncthreads();
+        if (valid) {
+            uint32_t dst = warp_start[warp][b] + below;
+            out_keys[dst] = key;
+            if constexpr (kPairs) out_vals[dst] = vals[i];
+        }
+        __syncthreads();   // warp_start is rewritten by the next round
     }
 }
 
@@ -158,7 +126,6 @@ class SortJob : public mgpu::Job {
 public:
     SortJob(const course::Options& o, const course::Case& c) {
         mgpu::Team& t = mgpu::team();
-        rounds_ = !o.has("exchange") || o.get("exchange") == "rounds";
         course::require_host_memory((kPairs ? 12.0 : 2.0 * sizeof(K)) * c.n);
         input_ = sorting::make_input<K>(c.n, c.dist, o.seed);
         n = c.n;
@@ -256,31 +223,20 @@ public:
                                            own * 4, cudaMemcpyDeviceToDevice, side_));
         }
         CUDA_CHECK(cudaEventRecord(kept_, side_));
-        // GPU me sends bucket `to` to GPU `to` and receives its bucket from GPU `from`.
-        auto send_recv = [&](int to, int from) {
-            size_t out = m[size_t(me) * P + to], in = m[size_t(from) * P + me];
-            if (out) NCCL_CHECK(ncclSend(d_part_keys_.data() + send_at[to], out * sizeof(K), ncclUint8, to, t.comm, t.stream));
-            if (in) NCCL_CHECK(ncclRecv(d_recv_keys_.data() + recv_at[from], in * sizeof(K), ncclUint8, from, t.comm, t.stream));
+        // One group: every send and receive at once (outside a group, two GPUs sending to each other
+        // first would each wait for the other's receive).
+        NCCL_CHECK(ncclGroupStart());
+        for (int p = 0; p < P; ++p) {
+            if (p == me) continue;
+            size_t out = m[size_t(me) * P + p], in = m[size_t(p) * P + me];
+            if (out) NCCL_CHECK(ncclSend(d_part_keys_.data() + send_at[p], out * sizeof(K), ncclUint8, p, t.comm, t.stream));
+            if (in) NCCL_CHECK(ncclRecv(d_recv_keys_.data() + recv_at[p], in * sizeof(K), ncclUint8, p, t.comm, t.stream));
             if constexpr (kPairs) {
-                if (out) NCCL_CHECK(ncclSend(d_part_vals_.data() + send_at[to], out * 4, ncclUint8, to, t.comm, t.stream));
-                if (in) NCCL_CHECK(ncclRecv(d_recv_vals_.data() + recv_at[from], in * 4, ncclUint8, from, t.comm, t.stream));
+                if (out) NCCL_CHECK(ncclSend(d_part_vals_.data() + send_at[p], out * 4, ncclUint8, p, t.comm, t.stream));
+                if (in) NCCL_CHECK(ncclRecv(d_recv_vals_.data() + recv_at[p], in * 4, ncclUint8, p, t.comm, t.stream));
             }
-        };
-        // A send and its receive are always in one group (two GPUs sending to each other outside a
-        // group would each wait for the other's receive). "rounds": P-1 groups, in round r GPU g
-        // sends to g+r and receives from g-r, so each GPU talks to one peer at a time; "group":
-        // every pair in ONE group, NCCL spreading its channels over the P-1 peers at once.
-        if (rounds_) {
-            for (int r = 1; r < P; ++r) {
-                NCCL_CHECK(ncclGroupStart());
-                send_recv((me + r) % P, (me - r + P) % P);
-                NCCL_CHECK(ncclGroupEnd());
-            }
-        } else {
-            NCCL_CHECK(ncclGroupStart());
-            for (int r = 1; r < P; ++r) send_recv((me + r) % P, (me - r + P) % P);
-            NCCL_CHECK(ncclGroupEnd());
         }
+        NCCL_CHECK(ncclGroupEnd());
         CUDA_CHECK(cudaStreamWaitEvent(t.stream, kept_, 0));
         steps.end(2);
         // 4. the local sort: 08's launcher on what arrived (stable, so pairs stay in input order).
@@ -329,7 +285,6 @@ private:
     sorting::KeysReference<K> ref_;
     mgpu::Slice mine_;
     size_t tiles_ = 0, cap_ = 0, received_ = 0;
-    bool rounds_ = true;                           // the exchange's schedule (--exchange)
     course::DeviceArray<K> d_keys_, d_part_keys_, d_recv_keys_, d_out_keys_;
     course::DeviceArray<uint32_t> d_vals_, d_part_vals_, d_recv_vals_, d_out_vals_, d_counts_, d_starts_;
     course::DeviceArray<Sample> d_samples_, d_all_samples_;
@@ -350,11 +305,6 @@ int main(int argc, char** argv) {
     def.cli.dists = sorting::dists();
     def.cli.dtypes = sorting::offered_types(offered);
     def.cli.n_default = uint64_t(1) << 24;
-    def.cli.extras = {{"exchange", true, "rounds (default: P-1 rounds, GPU g sends to g+r) or group (all pairs in one NCCL group)"}};
-    def.validate = [](const course::Options& o) {
-        if (o.has("exchange") && o.get("exchange") != "rounds" && o.get("exchange") != "group")
-            course::usage_error("--exchange '" + o.get("exchange") + "' must be rounds or group");
-    };
     // The battery: the lesson's, plus the skewed shapes at sizes where splitting matters.
     def.battery = [offered](const course::Options& o) {
         std::vector<course::Case> cases = sorting::battery(offered, o);
