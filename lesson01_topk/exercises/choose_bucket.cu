@@ -12,7 +12,8 @@
 // exactly one thread's range crosses `target`: it walks its bins and stores the answer in shared
 // memory; a __syncthreads and every thread reads it (and another before the shared memory is reused).
 // Until it is done the passes pick bucket 0 and the checker fails (exit 1).
-// Check:  make grade     or     build/lesson01_topk/exercises/choose_bucket --test --quick
+// Check:  make grade EX=choose_bucket   (exit 0 once done):
+//         by hand: make build/lesson01_topk/exercises/choose_bucket, then run it with --test --quick
 // Solution: 05_radix_select.cu, FindBucket.
 #define COURSE_NO_MAIN
 #include "../05_radix_select.cu"   // its kernels, without its main

@@ -9,7 +9,8 @@
 // Hints: look at the last element first (most elements stop there); shift from the end towards the
 // front while the element before is smaller than x.
 // Until it is done, the lists stay empty and the checker reports indices out of range (exit 1).
-// Check:  make grade     or     build/lesson01_topk/exercises/insertion_step --test --quick
+// Check:  make grade EX=insertion_step   (exit 0 once done):
+//         by hand: make build/lesson01_topk/exercises/insertion_step, then run it with --test --quick
 // Solution: insertion.cuh, Insert::apply.
 #include "../insertion.cuh"
 

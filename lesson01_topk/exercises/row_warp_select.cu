@@ -11,7 +11,8 @@
 // with constants (#pragma unroll), or they become local memory (wrong/local_list.cu).
 // Rows longer than 256 are done by 06's other paths; until my_warp_rows is written, the short
 // rows stay unwritten and the checker fails (exit 1).
-// Check:  make grade     or     build/lesson01_topk/exercises/row_warp_select --test --quick
+// Check:  make grade EX=row_warp_select   (exit 0 once done):
+//         by hand: make build/lesson01_topk/exercises/row_warp_select, then run it with --test --quick
 // Solution: 06_rowwise.cu, warp_rows.
 #define COURSE_NO_MAIN
 #include "../06_rowwise.cu"

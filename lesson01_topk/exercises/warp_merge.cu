@@ -11,7 +11,8 @@
 // ws::step<Q>(list, 64 * Q, stride) does one such step (strides >= 32 swap registers within a
 // lane, smaller ones use __shfl_xor_sync).
 // Until it is done the warps' lists stay empty and the checker fails (exit 1).
-// Check:  make grade     or     build/lesson01_topk/exercises/warp_merge --test --quick
+// Check:  make grade EX=warp_merge   (exit 0 once done):
+//         by hand: make build/lesson01_topk/exercises/warp_merge, then run it with --test --quick
 // Solution: 03_warp_select.cu, MergeTop.
 #define COURSE_NO_MAIN
 #include "../03_warp_select.cu"   // its kernels, without its main

@@ -13,7 +13,8 @@
 //    child takes parent + the left child's OLD value. Keep the old left value in a register.
 //  * One __syncthreads() per level, before the level reads what the previous one wrote (and one
 //    after the loop, before the results are read).
-// Check:  make grade   (or  ./blelloch_downsweep --test --quick : exit 0 once done)
+// Check:  make grade EX=blelloch_downsweep   (exit 0 once done):
+//         by hand: make build/lesson02_scan/exercises/blelloch_downsweep, then run it with --test --quick
 // Solution: blelloch.cuh, exclusive_scan_tree (02_blelloch.cu uses it).
 #include "../lesson.cuh"
 

@@ -15,7 +15,8 @@
 //    large: try to explain why before you pick. This exercise passes `in` so you can experiment.
 //  * Why a second buffer? Shifting in place would race: a thread could read inclusive[i - 1] after
 //    another thread has already overwritten it.
-// Check:  make grade   (or build and run  ./exclusive_from_inclusive --test --quick : exit 0 once done)
+// Check:  make grade EX=exclusive_from_inclusive   (exit 0 once done):
+//         by hand: make build/lesson02_scan/exercises/exclusive_from_inclusive, then run it with --test --quick
 // Solution: a few lines; compare with how tile::store in tile.cuh produces both kinds at once.
 #include "../lesson.cuh"
 #include "../scan.cuh"

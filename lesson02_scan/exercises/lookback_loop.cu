@@ -15,8 +15,8 @@
 //    Waiting for status[tile-1] to become a Prefix also works, but why is it slow?
 //  * Faster: 32 lanes read 32 predecessors at once (__ballot_sync finds the nearest Prefix, a warp
 //    reduction adds the values from it up): lookback.cuh's warp_lookback.
-// Check:  make grade, or  make build/lesson02_scan/exercises/lookback_loop  then
-//         build/lesson02_scan/exercises/lookback_loop --test --quick   (exit 0 once done)
+// Check:  make grade EX=lookback_loop   (exit 0 once done):
+//         by hand: make build/lesson02_scan/exercises/lookback_loop, then run it with --test --quick
 #define COURSE_NO_MAIN   // 06's kernel and launcher, without its main
 #include "../06_decoupled_lookback.cu"
 

@@ -6,7 +6,8 @@
 //   2. the thread of the LAST element writes the number of kept elements to *count
 //      (hint: what does an exclusive scan leave out at the end?).
 // Until then the output is left unwritten and the battery fails (exit 1).
-// Check it:  make grade     (or: ./compact_scatter --test --quick, expect 'N passed, 0 failed')
+// Check:  make grade EX=compact_scatter   (exit 0 once done):
+//         by hand: make build/lesson03_compact_spmv/exercises/compact_scatter, then run it with --test --quick
 // Solution:  ../compact_01_three_kernels.cu
 // Think about: why is the output in input order? What would break with an inclusive scan?
 #include "../../lesson02_scan/scan.cuh"

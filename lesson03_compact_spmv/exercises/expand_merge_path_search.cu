@@ -12,7 +12,8 @@
 // at least mid + 1 outputs are among the first d. Watch the tie: an output equal to an end
 // belongs to the NEXT item. Test on paper with counts {2, 0, 3}: ends {2, 2, 5}; d = 3 -> 2.
 // Until written, the stub returns the smallest possible answer and the battery fails (exit 1).
-// Check it:  make grade     (or: ./expand_merge_path_search --test --quick)
+// Check:  make grade EX=expand_merge_path_search   (exit 0 once done):
+//         by hand: make build/lesson03_compact_spmv/exercises/expand_merge_path_search, then run it with --test --quick
 // Solution:  merge_path_search in ../expand_path.cuh
 #define COURSE_NO_MAIN   // expand_02's kernels and launcher, without its main
 #include "../expand_02_merge_path.cu"

@@ -10,7 +10,8 @@
 // the full mask 0xFFFFFFFF is right. Use int64_t for k (begin + lane must not wrap near 2^31).
 // Empty rows must get y = 0 (your loop does nothing, the reduction adds zeros: nothing special).
 // Until written, every non-empty row comes out 0 and the battery fails (exit 1).
-// Check it:  make grade     (or: ./spmv_warp_per_row --test --quick)
+// Check:  make grade EX=spmv_warp_per_row   (exit 0 once done):
+//         by hand: make build/lesson03_compact_spmv/exercises/spmv_warp_per_row, then run it with --test --quick
 // Solution:  ../spmv_02_warp_per_row.cu
 #include "../spmv.cuh"
 

@@ -12,7 +12,8 @@
 // Hints: the pair's indices come from sorting::cmp::bitonic_pair(t, k, j, i, p) (already
 // called for you). Compare with key_less, never with <, or float32 cases fail. Write both keys
 // only when they move.
-// Check:  make grade   (or build/lesson04_sort/exercises/bitonic_compare_exchange --test --quick)
+// Check:  make grade EX=bitonic_compare_exchange   (exit 0 once done):
+//         by hand: make build/lesson04_sort/exercises/bitonic_compare_exchange, then run it with --test --quick
 // Solution: sorting::cmp::bitonic_global_step in 03_bitonic.cu.
 #include "../comparison.cuh"
 

@@ -12,7 +12,8 @@
 // the same slot, and putting A's copies first makes the merge stable.
 // Hints: keep the search on a half-open range [lo, hi) with size_t indices; "x <= key" is
 // "!key_less(key, x)". Both run in O(log width) dependent loads.
-// Check:  make grade   (or build/lesson04_sort/exercises/merge_binary_search_rank --test --quick)
+// Check:  make grade EX=merge_binary_search_rank   (exit 0 once done):
+//         by hand: make build/lesson04_sort/exercises/merge_binary_search_rank, then run it with --test --quick
 // Solution: sorting::cmp::count_less / count_less_equal in comparison.cuh.
 #include "../comparison.cuh"
 

@@ -14,7 +14,8 @@
 // Hints: walk pred = tile-1, tile-2, ...: spin while the word is 0, add an AGGREGATE and go on, add
 // a PREFIX and stop (tile 0 always publishes a PREFIX). __nanosleep(64) after a few tries leaves
 // the tile you wait for more bandwidth. Waiting for tile-1's PREFIX alone is correct but serial.
-// Check:  make grade   (or  ./radix_digit_lookback --test --quick : exit 0 once done)
+// Check:  make grade EX=radix_digit_lookback   (exit 0 once done):
+//         by hand: make build/lesson04_sort/exercises/radix_digit_lookback, then run it with --test --quick
 // Solution: 08_radix_onesweep.cu, DigitLookback.
 #define COURSE_NO_MAIN
 #include "../08_radix_onesweep.cu"   // 08's kernels, without its main

@@ -15,8 +15,8 @@
 //  * Per digit (thread t, digit t): an exclusive scan over the warps of their counts, and a block
 //    exclusive scan of the digit totals (scan::block_exclusive_scan): rank = digit start +
 //    earlier warps' count of the digit + rank inside the warp. (Why not atomicAdd? wrong/unstable_digit_pass.cu.)
-// Check:  make grade   (or  ./radix_stable_scatter --test --quick : exit 0 once done; the pairs
-//         cases check stability)
+// Check:  make grade EX=radix_stable_scatter   (exit 0 once done; the pairs cases check stability):
+//         by hand: make build/lesson04_sort/exercises/radix_stable_scatter, then run it with --test --quick
 // Solution: radix.cuh, TileRank::warp_ranks and TileRank::finish (used by 07 and 08).
 #include "../../lesson02_scan/scan.cuh"
 #include "../radix.cuh"

@@ -9,7 +9,8 @@
 // work; why a counter can then never pass 0xFFFF (and carry into its neighbour) is argued in
 // 05_large_bins.cu: the kernel synchronises the block after every round of 16 keys per thread.
 // Until done nothing is counted in shared memory and the checker fails (exit 1).
-// Check:  make grade      (or: ./flush_16bit --test --quick  -> exit 0 when done)
+// Check:  make grade EX=flush_16bit   (exit 0 once done):
+//         by hand: make build/lesson05_histogram/exercises/flush_16bit, then run it with --test --quick
 // Solution: 05_large_bins.cu (Visit16::add).
 #include "../lesson.cuh"
 #include "../wide_loads.cuh"

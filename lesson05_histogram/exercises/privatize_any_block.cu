@@ -10,7 +10,8 @@
 // many blocks add into the same global bins, so the merge needs atomicAdd; which barriers are
 // needed, and where? (wrong/missing_barrier_before_merge.cu shows what one missing barrier does.)
 // Until it is done the output stays all zero and the checker fails (exit 1).
-// Check:  make grade      (or: ./privatize_any_block --test --quick  -> exit 0 when done)
+// Check:  make grade EX=privatize_any_block   (exit 0 once done):
+//         by hand: make build/lesson05_histogram/exercises/privatize_any_block, then run it with --test --quick
 // Solution: 02_shared_privatized.cu (and hist::block_histogram in histogram.cuh).
 #include "../lesson.cuh"
 

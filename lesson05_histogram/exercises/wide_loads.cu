@@ -9,7 +9,8 @@
 // loads coalesce); load several vectors before using any (more bytes in flight); the bytes of a
 // 32-bit word w are (w >> 0) & 255, (w >> 8) & 255, ... Until done, every input of 16 samples
 // or more is miscounted and the checker fails (exit 1).
-// Check:  make grade      (or: ./wide_loads --test --quick  -> exit 0 when done)
+// Check:  make grade EX=wide_loads   (exit 0 once done):
+//         by hand: make build/lesson05_histogram/exercises/wide_loads, then run it with --test --quick
 // Solution: 03_wide_loads.cu with wide_loads.cuh (for_each_vector, for_each_in_vector).
 #include "../lesson.cuh"
 
