@@ -61,6 +61,7 @@ __global__ void gather_rows(const T* __restrict__ in, size_t rows, size_t cols, 
     }
 }
 
+// offsets[r] = r * k: where row r's k results start, the segments of CUB's segmented sort.
 __global__ void row_offsets(int64_t* offsets, size_t rows, size_t k) {
     for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += size_t(gridDim.x) * blockDim.x)
         offsets[r] = int64_t(r * k);

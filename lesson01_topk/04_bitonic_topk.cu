@@ -24,6 +24,7 @@ using namespace topk;
 constexpr int kBlock = 256;
 constexpr int kMaxList = 2048;
 
+// Delta from 03: a block keeps its best K2 in shared memory; a chunk with a key above the K2-th is sorted and merged in.
 template <class T, bool kFromInput>
 __global__ void __launch_bounds__(kBlock)
 bitonic_topk(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t m, size_t per_block, int k2,

@@ -628,6 +628,7 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
 // (66 barrier-separated steps), 11.7 us for this with a load loop and one pass per result, 9.0 us
 // as written (TUNING.md).
 constexpr uint32_t kRankPerWarp = 4;   // results per warp
+// Delta from small_select's rank phase: the same counting, in a launch of its own for the large path's results.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
 rank_results(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ idx,

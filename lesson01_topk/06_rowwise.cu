@@ -410,6 +410,7 @@ __global__ void write_sorted(const T* __restrict__ in, size_t rows, uint32_t col
     }
 }
 
+// offsets[r] = r * k: the row segments of CUB's segmented sort of M's winners (the k > kBlockMaxK path).
 __global__ void row_offsets(int64_t* offsets, size_t rows, size_t k) {
     for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += size_t(gridDim.x) * blockDim.x)
         offsets[r] = int64_t(r * k);

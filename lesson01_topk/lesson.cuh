@@ -2,19 +2,15 @@
 // the input shapes, the CPU reference (the checker), the battery, the sweep, the bytes a top-k
 // must move, and run_lesson() for every version.
 //
-// Semantics (README.md, "semantics card"):
-//   * out_vals[0..k) = the k largest values, in descending order; out_idx[j] = an index i with
-//     in[i] == out_vals[j]; the indices are distinct. Duplicates count (as torch.topk): the top 3
-//     of {5, 5, 5, 1} are {5, 5, 5}, not {5, 1}.
-//   * Ties at the k-th value: any choice among the tied indices is valid.
-//   * float32: NaN is larger than +inf (torch's order), every NaN equal to every other; -0.0 equals
-//     +0.0 (either may be returned for the other).
-//   * --smallest: the k smallest, in ascending order (NaN is then never chosen before a number).
-//   * float16 and bfloat16: the same order (NaN largest, -0.0 == +0.0), values returned in the
-//     input's type; a 16-bit key sits in the top half of the 32-bit key (to_key below).
-//   * Types float32, float16, bfloat16, int32, uint32. 1 <= k <= n. Indices are uint32: n < 2^32 (4 G elements is
-//     16 GiB of input: more than any single top-k call here needs; int64 would double the index
-//     traffic for nothing).
+// What one run does (common/driver.cuh drives it; TopkTrial below is top-k's part, and rows.cuh's
+// RowsTrial the same for a matrix of rows):
+//   1. generate the input on the CPU (make_input: a hash of --seed and the index; or --input's
+//      .npy file) and upload it;
+//   2. poison the outputs (values and indices, every byte 0xAB), run the version's launcher once,
+//      check it against the CPU reference (--test: poison and run again; stale scratch fails then);
+//   3. (not in --test) warm up, time the launcher alone with CUDA events, the L2 flushed before each
+//      repetition; report the median, GB/s from n elements read and k values and indices written,
+//      and % of a copy of the same bytes; check the output again after the timed runs.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -39,6 +35,19 @@ template <> inline const char* npy_descr<__half>() { return "<f2"; }
 template <> inline const char* npy_descr<__nv_bfloat16>() { return "<u2"; }
 }  // namespace course
 
+// Semantics (README.md, "semantics card"):
+//   * out_vals[0..k) = the k largest values, in descending order; out_idx[j] = an index i with
+//     in[i] == out_vals[j]; the indices are distinct. Duplicates count (as torch.topk): the top 3
+//     of {5, 5, 5, 1} are {5, 5, 5}, not {5, 1}.
+//   * Ties at the k-th value: any choice among the tied indices is valid.
+//   * float32: NaN is larger than +inf (torch's order), every NaN equal to every other; -0.0 equals
+//     +0.0 (either may be returned for the other).
+//   * --smallest: the k smallest, in ascending order (NaN is then never chosen before a number).
+//   * float16 and bfloat16: the same order (NaN largest, -0.0 == +0.0), values returned in the
+//     input's type; a 16-bit key sits in the top half of the 32-bit key (to_key below).
+//   * Types float32, float16, bfloat16, int32, uint32. 1 <= k <= n. Indices are uint32: n < 2^32 (4 G elements is
+//     16 GiB of input: more than any single top-k call here needs; int64 would double the index
+//     traffic for nothing).
 namespace topk {
 
 // Every version provides a launcher of this shape: device pointers, n elements, k, direction.

@@ -17,6 +17,7 @@
 
 constexpr int kBlock = 1024;
 
+// The naive end: one block, one element a thread; each step adds the element offset places left, double-buffered.
 __global__ void hillis_steele_scan(const int32_t* in, int32_t* out, int n, bool exclusive) {
     __shared__ int32_t buffer[2][kBlock];
     int i = threadIdx.x;

@@ -22,6 +22,7 @@
 constexpr int kThreads = 1024;
 constexpr int kSlots = 2 * kThreads;
 
+// Same as 02's kernel, but slot i sits where Pad puts it in shared memory (--padding none, gems or right).
 template <class Pad>
 __global__ void __launch_bounds__(kThreads)
 blelloch_padded_scan(const uint32_t* in, uint32_t* out, int n, bool exclusive) {

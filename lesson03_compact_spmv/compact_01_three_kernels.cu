@@ -18,11 +18,13 @@
 
 constexpr int kBlock = 256;
 
+// Step 1: flags[i] = 1 where in[i] is kept, one thread an element.
 __global__ void flag_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ flags, size_t n, uint32_t pct) {
     size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;
     if (i < n) flags[i] = compact::keep(in[i], pct) ? 1u : 0u;
 }
 
+// Step 3: a kept element goes to out[offsets[i]]; the last thread writes the count (its offset + its flag).
 __global__ void scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ flags,
                                const uint32_t* __restrict__ offsets, int32_t* __restrict__ out,
                                uint32_t* __restrict__ count, size_t n) {

@@ -33,6 +33,7 @@ __device__ __forceinline__ size_t element(size_t tile, int r) {
     return tile * kTile + size_t(threadIdx.x >> 5) * 32 * kRows + size_t(r) * 32 + (threadIdx.x & 31);
 }
 
+// Delta from 01's flag kernel: no flag array; a block counts the kept elements of its tile and writes one number.
 __global__ void __launch_bounds__(kThreads)
 count_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ block_counts, size_t n, uint32_t pct) {
     __shared__ uint32_t s_count;
@@ -50,6 +51,7 @@ count_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ block_counts
     if (threadIdx.x == 0) block_counts[blockIdx.x] = s_count;
 }
 
+// Delta from 01's scatter: offsets from ballots and popcounts in registers, plus the block's scanned count.
 __global__ void __launch_bounds__(kThreads)
 scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ block_offsets,
                const uint32_t* __restrict__ block_counts, int32_t* __restrict__ out,

@@ -19,6 +19,7 @@
 
 constexpr int kBlock = 256;
 
+// The naive end: thread i writes i counts[i] times from off[i], so a warp takes as long as its longest run.
 __global__ void expand_per_item(const int32_t* __restrict__ counts, const uint32_t* __restrict__ off, size_t n,
                                 int32_t* __restrict__ out) {
     size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;

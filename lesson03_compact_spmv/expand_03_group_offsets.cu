@@ -32,6 +32,7 @@ struct PaddedEnds {
     __host__ __device__ uint32_t operator()(uint64_t b) const { return ends[padded(int(b))]; }
 };
 
+// Delta from expand_02's merge_path_expand: the block scans its own counts into item ends, no offsets array read.
 __global__ void __launch_bounds__(kMpThreads)
 expand_from_counts(const int32_t* __restrict__ counts, const uint4* __restrict__ starts, int32_t* __restrict__ out) {
     __shared__ uint32_t s_end[kMpTile + kMpTile / 32];

@@ -17,6 +17,7 @@
 constexpr int kBlock = 256;
 constexpr int kWarpsPerBlock = kBlock / 32;
 
+// Delta from 01: a warp shares a row, its lanes read consecutive entries, and five shuffles add their sums.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
 warp_per_row(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,

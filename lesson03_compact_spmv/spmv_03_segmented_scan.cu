@@ -74,6 +74,7 @@ __device__ __forceinline__ Seg<T> block_seg_exclusive(Seg<T> s, Seg<T>& total) {
     return combine(warp_prefix, lane_prefix);
 }
 
+// Step 1: head[row_ptr[i]] = 1 where row i is non-empty (the launcher zeroed the flags first).
 __global__ void mark_heads(int rows, const int* __restrict__ row_ptr, unsigned char* __restrict__ head) {
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= rows) return;
@@ -81,6 +82,7 @@ __global__ void mark_heads(int rows, const int* __restrict__ row_ptr, unsigned c
     if (row_ptr[i + 1] > b) head[b] = 1;   // empty rows share their offset with the next row: skip
 }
 
+// Delta from 01-02 (work split by rows): a block takes a tile of nonzeros, multiplies and segment-scans it.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
 multiply_scan_tiles(int nnz, const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
@@ -150,6 +152,7 @@ scan_tile_carries(int tiles, const int* __restrict__ agg_flag, const T* __restri
     }
 }
 
+// Step 4: y[i] = the scanned value at row i's last entry, plus its tile's carry if the row began earlier.
 template <class T>
 __global__ void gather_rows(int rows, const int* __restrict__ row_ptr, const T* __restrict__ scanned,
                             const T* __restrict__ carry_in, T* __restrict__ y) {

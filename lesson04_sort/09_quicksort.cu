@@ -95,6 +95,7 @@ __global__ void __launch_bounds__(1024) fallback_sort(const K* src, K* out, size
         }
 }
 
+// Declared first: launch_segment (next) launches split, and split (defined after it) calls launch_segment.
 template <class K>
 __global__ void split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d);
 

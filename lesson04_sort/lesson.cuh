@@ -2,26 +2,14 @@
 // input shapes, the checker, the test battery, the bytes a sort must move, and run_lesson() for
 // every version (comparison sorts and radix sorts alike).
 //
-// Semantics (README.md, "semantics card"):
-//   keys     uint32, int32, float32, uint64 (each version offers what it supports: --type)
-//   pairs    uint32 key + uint32 value, sorted by key, STABLE: equal keys keep their input order
-//            (the battery's values are the input indices, so stability is checkable)
-//   order    ascending; int32 two's complement; float32 by float_to_ordered() below:
-//              -inf < ... < -0.0 < +0.0 < ... < +inf < +NaNs < -NaNs
-//            i.e. -0.0 sorts before +0.0 and every NaN after +inf; the bits of every key are
-//            preserved (no NaN is canonicalised, -0.0 stays -0.0)
-//   n        0 up to what fits in GPU memory (64-bit sizes); versions with a limit state it
-//   input    const: a version must not modify d_keys_in (the checker re-runs it)
-//
-// The checker (check_keys / check_pairs, host-only, used by tests/lesson04_radix_host.cu too):
-//   keys   the output is ordered (by the transform) AND a permutation of the input: compared
-//          element by element with a CPU sort of the input up to kExactLimit elements, above that
-//          an order-independent fingerprint (sum and xor of a 64-bit mix of every key) so that
-//          2^28 keys check in a fraction of a second. An all-zeros "sorted" output fails.
-//   pairs  for every i: vals_out[i] < n, keys_out[i] == keys_in[vals_out[i]] (each value still
-//          with its key), and (key, value) strictly increasing from i-1 to i: sorted by key and,
-//          among equal keys, increasing values = stable. Strictly increasing also proves the
-//          values are distinct, so they are a permutation of 0..n-1 and the keys are the input's.
+// What one run does (common/driver.cuh drives it; KeysTrial and PairsTrial below are the sort's part):
+//   1. generate the keys on the CPU (make_input: a hash of --seed and the index; or --input's
+//      .npy file), for pairs also the values 0..n-1, and upload them;
+//   2. poison the output (every byte 0xAB), run the version's launcher once, check it (the checker
+//      below; --test: poison and run again, a stale scratch state fails the second time);
+//   3. (not in --test) warm up, time the launcher alone with CUDA events, the L2 flushed before each
+//      repetition; report the median, GB/s from every key (and value) read once and written once,
+//      and % of a copy of the same bytes; check the output again after the timed runs.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -35,6 +23,16 @@
 namespace sorting {
 
 // ---- the interface every version fills ------------------------------------------------------
+// Semantics (README.md, "semantics card"):
+//   keys     uint32, int32, float32, uint64 (each version offers what it supports: --type)
+//   pairs    uint32 key + uint32 value, sorted by key, STABLE: equal keys keep their input order
+//            (the battery's values are the input indices, so stability is checkable)
+//   order    ascending; int32 two's complement; float32 by float_to_ordered() below:
+//              -inf < ... < -0.0 < +0.0 < ... < +inf < +NaNs < -NaNs
+//            i.e. -0.0 sorts before +0.0 and every NaN after +inf; the bits of every key are
+//            preserved (no NaN is canonicalised, -0.0 stays -0.0)
+//   n        0 up to what fits in GPU memory (64-bit sizes); versions with a limit state it
+//   input    const: a version must not modify d_keys_in (the checker re-runs it)
 
 template <class K> using KeysFn = void (*)(const K* d_keys_in, K* d_keys_out, size_t n);
 // Pairs: must be stable (equal keys keep the order of their values' input positions).
@@ -190,6 +188,15 @@ std::vector<K> make_input(size_t n, const std::string& dist, uint64_t seed) {
 }
 
 // ---- the CPU reference and the checker -------------------------------------------------------
+// The checker (check_keys / check_pairs, host-only, used by tests/lesson04_radix_host.cu too):
+//   keys   the output is ordered (by the transform) AND a permutation of the input: compared
+//          element by element with a CPU sort of the input up to kExactLimit elements, above that
+//          an order-independent fingerprint (sum and xor of a 64-bit mix of every key) so that
+//          2^28 keys check in a fraction of a second. An all-zeros "sorted" output fails.
+//   pairs  for every i: vals_out[i] < n, keys_out[i] == keys_in[vals_out[i]] (each value still
+//          with its key), and (key, value) strictly increasing from i-1 to i: sorted by key and,
+//          among equal keys, increasing values = stable. Strictly increasing also proves the
+//          values are distinct, so they are a permutation of 0..n-1 and the keys are the input's.
 
 constexpr size_t kExactLimit = size_t(1) << 24;   // up to here: element-wise vs a CPU sort
 
@@ -263,7 +270,7 @@ std::vector<typename Ordered<K>::U> codes_of(const K* keys, size_t n) {
     return c;
 }
 
-// The whole keys check: ordered, then a permutation of the input (see the file's header).
+// The whole keys check: ordered, then a permutation of the input (see this section's opening).
 template <class K>
 course::CheckResult check_keys(const std::vector<K>& in, const std::vector<K>& out, KeysReference<K>& ref) {
     using U = typename Ordered<K>::U;
@@ -306,7 +313,7 @@ course::CheckResult check_keys(const std::vector<K>& in, const std::vector<K>& o
     return course::CheckResult::pass();
 }
 
-// Pairs: values are the input indices. See the file's header for why these three conditions are
+// Pairs: values are the input indices. See this section's opening for why these three conditions are
 // exactly "a stable sort of the input".
 inline course::CheckResult check_pairs(const std::vector<uint32_t>& keys_in, const std::vector<uint32_t>& keys_out,
                                        const std::vector<uint32_t>& vals_out) {

@@ -1,15 +1,14 @@
 // lesson05_histogram/lesson.cuh — the histogram problem in one place: semantics, input shapes,
 // the CPU reference (the checker), the battery, the bytes a histogram must move, and run_lesson().
 //
-// Semantics (README.md, "semantics card"):
-//   --type uint8  (default)  samples are bytes; 256 bins; bin = the byte; every sample is counted.
-//   --type uint32            samples are 32-bit keys; --bins B (1 .. 2^20, default 256) equal bins
-//                            over [--lo, --hi) (default the whole key space [0, 2^32)):
-//                            bin = floor((key - lo) * B / (hi - lo)); keys outside are not counted
-//                            (exactly CUB's DeviceHistogram::HistogramEven).
-//   counts are uint32; n is at most 2^32 - 1 samples, so no count can overflow.
-//   The output is written whole (every bin, zeros too) by the launcher, which zeroes it first:
-//   the zeroing is part of the timed job.
+// What one run does (common/driver.cuh drives it; HistTrial below is the histogram's part):
+//   1. generate the samples on the CPU (make_bytes / make_keys: a hash of --seed and the index; or
+//      --input's .npy file) and upload them (--test: an odd n starts 3 elements in, unaligned);
+//   2. poison the bins (every byte 0xAB), run the version's launcher once, check the counts against
+//      the CPU reference (--test: poison and run again; a stale scratch state fails the second time);
+//   3. (not in --test) warm up, time the launcher alone (its zeroing of the bins included) with
+//      CUDA events, the L2 flushed before each repetition; report the median, GB/s from n samples
+//      read and the bins written once, and % of a copy of the same bytes; check the counts again.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -19,6 +18,15 @@
 #include "../common/harness.cuh"
 #include "histogram.cuh"
 
+// Semantics (README.md, "semantics card"):
+//   --type uint8  (default)  samples are bytes; 256 bins; bin = the byte; every sample is counted.
+//   --type uint32            samples are 32-bit keys; --bins B (1 .. 2^20, default 256) equal bins
+//                            over [--lo, --hi) (default the whole key space [0, 2^32)):
+//                            bin = floor((key - lo) * B / (hi - lo)); keys outside are not counted
+//                            (exactly CUB's DeviceHistogram::HistogramEven).
+//   counts are uint32; n is at most 2^32 - 1 samples, so no count can overflow.
+//   The output is written whole (every bin, zeros too) by the launcher, which zeroes it first:
+//   the zeroing is part of the timed job.
 namespace hist {
 
 constexpr uint64_t kMaxSamples = 0xFFFFFFFFull;     // 2^32 - 1: a uint32 count cannot overflow

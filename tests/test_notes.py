@@ -25,6 +25,10 @@ us, GB/s, TB/s, % of copy (or of CUB/the library), or a ratio with decimals (1.0
 results/**/*.csv gives for that lesson (a median time in ms or us, a bandwidth, a % of copy, or the
 ratio of two versions' times on one case, rounded to 0-4 decimals) or appear in that lesson's
 TUNING.md (where it has its source); otherwise it is stale or invented.
+Every kernel (a __global__ definition or declaration in a lesson's .cu/.cuh files, wrong/ and
+exercises/ included) has a // comment line directly above it, or above its `template <...>` line:
+the one-line delta a student reads before the kernel (what it does, what changed since the previous
+version's).
 Files in PENDING (work in progress elsewhere) print TODO instead of FAIL for the header and figure
 checks, and say so when they pass (remove the entry then); nothing new can be added silently.
 
@@ -202,6 +206,56 @@ def stale_figures(text, pool):
     return found
 
 
+def code_lines(text):
+    """Each line of a C/C++ source with its comments blanked (// and /* */; strings not parsed)."""
+    out, in_block = [], False
+    for line in text.splitlines():
+        code = ""
+        while line:
+            if in_block:
+                e = line.find("*/")
+                if e < 0:
+                    break
+                line, in_block = line[e + 2:], False
+                continue
+            k, b = line.find("//"), line.find("/*")
+            if k >= 0 and (b < 0 or k < b):
+                code += line[:k]
+                break
+            if b < 0:
+                code += line
+                break
+            code, line, in_block = code + line[:b], line[b + 2:], True
+        out.append(code)
+    return out
+
+
+TEMPLATE_HEAD = 4   # lines a `template <...>` head may span above its kernel
+
+
+def kernels_without_comment(text):
+    """(line number, line) of every __global__ kernel, definition or declaration, with no // comment
+    line directly above it or above its `template <...>` head."""
+    lines, code = text.splitlines(), code_lines(text)
+    found = []
+    for i, c in enumerate(code):
+        if not re.search(r"\b__global__\b", c):
+            continue
+        j = i - 1
+        if not c.lstrip().startswith("template"):
+            # walk over the template head: its first line starts with `template`, the ones below
+            # it are code that neither ends a statement nor opens a body
+            for k in range(i - 1, max(-1, i - 1 - TEMPLATE_HEAD), -1):
+                if not code[k].strip() or code[k].rstrip().endswith((";", "{", "}")):
+                    break
+                if code[k].lstrip().startswith("template"):
+                    j = k - 1
+                    break
+        if j < 0 or not lines[j].lstrip().startswith("//"):
+            found.append((i + 1, lines[i].strip()))
+    return found
+
+
 def version_files(lesson):
     out = []
     for f in sorted(glob.glob(os.path.join(ROOT, lesson, "*.cu"))):
@@ -322,6 +376,23 @@ def run_checks():
             report_pending("header", os.path.relpath(f, ROOT), probs, f"header at most {HEADER_MAX} lines")
     check_paths()
     check_figures()
+    check_kernel_comments()
+
+
+def check_kernel_comments():
+    """Every kernel of the lessons has its one-line comment directly above it (or its template)."""
+    kernels = files = 0
+    for f in repo_files(["lesson*/**/*.cu", "lesson*/**/*.cuh"]):
+        text = open(f, errors="replace").read()
+        n = sum(1 for c in code_lines(text) if re.search(r"\b__global__\b", c))
+        if not n:
+            continue
+        missing = kernels_without_comment(text)
+        if missing:
+            report(False, f"{os.path.relpath(f, ROOT)}: a // comment line directly above every kernel",
+                   "; ".join(f"line {i}: {line[:60]!r}" for i, line in missing[:6]))
+        kernels, files = kernels + n, files + 1
+    report(True, f"kernels of the lessons: {kernels} in {files} files checked for their comment line")
 
 
 def report_pending(kind, rel, probs, what):
@@ -442,6 +513,22 @@ def self_test():
                        ("a time given as a bandwidth", "// 0.859 GB/s\n")):
         if not stale_figures(text, pools):
             print(f"FAIL  self-test: a comment with {what} passed"); ok = False
+    kernel = "__global__ void k(int* p) {\n    *p = 1;\n}\n"
+    for what, text in (("a kernel with no comment", "#include <cstdio>\n\n" + kernel),
+                       ("a comment above a blank line", "// k sets *p.\n\n" + kernel),
+                       ("a template kernel with no comment", "int x;\ntemplate <class T>\n" + kernel),
+                       ("a comment only at the end of the line above", "int x;   // x\n" + kernel),
+                       ("an uncommented declaration", "// k: below.\n" + kernel + "__global__ void k2(int* p);\n"),
+                       ("a two-line template head with no comment", "}\ntemplate <class T,\n          int N>\n" + kernel)):
+        if not kernels_without_comment(text):
+            print(f"FAIL  self-test: {what} passed the kernel-comment check"); ok = False
+    for what, text in (("a comment above the kernel", "// Delta from 01: k sets *p.\n" + kernel),
+                       ("a comment above its template line", "// k sets *p.\ntemplate <class T>\n" + kernel),
+                       ("a comment above a two-line template head",
+                        "// k sets *p.\ntemplate <class T,\n          int N>\n__global__ void __launch_bounds__(N)\nk(T* p) {}\n"),
+                       ("__global__ in a comment", "int x;\n// a __global__ function is a kernel\n/* __global__ */ int y;\n")):
+        if kernels_without_comment(text):
+            print(f"FAIL  self-test: {what} failed the kernel-comment check: {kernels_without_comment(text)}"); ok = False
     print("self-test " + ("passed" if ok else "FAILED"))
     return ok
 

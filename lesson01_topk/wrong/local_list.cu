@@ -15,6 +15,7 @@
 
 using namespace topk;
 
+// The bug: 01's insertion pass with each thread's list in a run-time-indexed local array, not in shared memory.
 template <class T>
 __global__ void local_list_pass(const T* __restrict__ in, size_t n, int k, bool smallest, uint64_t* __restrict__ out) {
     extern __shared__ uint64_t lists[];

@@ -21,6 +21,7 @@
 constexpr int kThreads = 1024;
 constexpr int kSlots = 2 * kThreads;
 
+// 02's kernel with its tree written out: the up-sweep is given, the down-sweep is the exercise.
 __global__ void __launch_bounds__(kThreads)
 blelloch_exercise(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
     __shared__ uint32_t s[kSlots];

@@ -21,6 +21,7 @@
 #include "../lesson.cuh"
 #include "../scan.cuh"
 
+// The exercise: out[i] = inclusive[i - 1] (0 at i = 0), run after the lesson's best inclusive scan.
 template <class T>
 __global__ void exclusive_from_inclusive(const T* in, const T* inclusive, T* out, size_t n) {
     // TODO: out[i] = exclusive prefix of element i (see the header).

@@ -37,6 +37,7 @@ __global__ void tile_scan_dynamic(const uint32_t* in, uint32_t* out, uint32_t* s
     if (sums && t == 0) sums[blockIdx.x] = total;
 }
 
+// Adds tile b's exclusive-scanned sum to the tile's elements (this part is right).
 __global__ void add_offsets(uint32_t* out, const uint32_t* sums, size_t n) {
     const size_t i = size_t(blockIdx.x) * kTile + threadIdx.x;
     const uint32_t offset = sums[blockIdx.x];

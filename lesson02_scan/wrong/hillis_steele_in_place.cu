@@ -13,6 +13,7 @@
 
 constexpr int kBlock = 1024;
 
+// The bug: 01's kernel with one shared buffer, so a step reads slots that the same step is overwriting.
 __global__ void hillis_steele_in_place(const int32_t* in, int32_t* out, int n, bool exclusive) {
     __shared__ int32_t s[kBlock];
     int i = threadIdx.x;

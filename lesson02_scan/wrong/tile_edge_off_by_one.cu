@@ -15,6 +15,7 @@ constexpr int kThreads = 1024;
 constexpr int kTile = 2 * kThreads;
 using Pad = blelloch::RightPadding;
 
+// The bug: 04's tile_scan, but the tile total is the last slot's exclusive prefix (one element short).
 __global__ void __launch_bounds__(kThreads)
 tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool exclusive) {
     __shared__ uint32_t s[blelloch::padded_words<Pad>(kTile)];
@@ -33,6 +34,7 @@ tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool excl
     if (sums && t == kThreads - 1) sums[blockIdx.x] = e1;
 }
 
+// 04's add_offsets: tile b adds the scanned totals of tiles 0..b-1 (this part is right).
 __global__ void __launch_bounds__(kThreads)
 add_offsets(uint32_t* out, const uint32_t* sums, size_t n) {
     const uint32_t offset = sums[blockIdx.x];

@@ -15,11 +15,13 @@
 
 constexpr int kBlock = 256;
 
+// compact_01's step 1, given: flags[i] = 1 where in[i] is kept.
 __global__ void flag_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ flags, size_t n, uint32_t pct) {
     size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;
     if (i < n) flags[i] = compact::keep(in[i], pct) ? 1u : 0u;
 }
 
+// compact_01's scatter with its body cut out: out[offsets[i]] and the count are the exercise.
 __global__ void scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ flags,
                                const uint32_t* __restrict__ offsets, int32_t* __restrict__ out,
                                uint32_t* __restrict__ count, size_t n) {

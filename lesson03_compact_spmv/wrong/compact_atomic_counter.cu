@@ -20,6 +20,7 @@
 
 constexpr int kBlock = 256;
 
+// The bug: each kept element takes its place from one global atomicAdd: arrival order, not input order.
 __global__ void atomic_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* count,
                                size_t n, uint32_t pct) {
     size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;

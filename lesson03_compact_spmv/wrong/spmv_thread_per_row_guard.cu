@@ -14,6 +14,7 @@
 
 constexpr int kBlock = 256;
 
+// The bug: spmv_01's kernel guarded by i > rows, so thread i == rows reads and writes past the end.
 __global__ void thread_per_row_bad_guard(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,
                                          const float* __restrict__ val, const float* __restrict__ x,
                                          float* __restrict__ y) {

@@ -15,6 +15,7 @@
 constexpr int kBlock = 256;
 constexpr int kWarpsPerBlock = kBlock / 32;
 
+// The bug: spmv_02's kernel whose shuffle reduction stops at offset 2 (four steps of five).
 __global__ void warp_per_row_missing_lane(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,
                                           const float* __restrict__ val, const float* __restrict__ x,
                                           float* __restrict__ y) {
