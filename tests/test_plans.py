@@ -16,7 +16,7 @@ Registers come from the architecture built that the profile's GPU would run: the
 sm_XY with the same major version and XY <= its compute capability (an sm_75 build for a T4, an
 sm_90 build for an H100). A profile with no such build is checked without registers, and says so.
 
-    python3 tests/test_plans.py --build build      (make test runs it)
+    python3 tests/test_plans.py --build build [--res-dir build_newest]   (make test runs it)
     python3 tests/test_plans.py --self-test        (planted over-limit plans must fail)
 Ends with 'N passed, N failed'.
 """
@@ -156,11 +156,17 @@ def query(exe, profile, args):
         return -9, "", "timed out"
 
 
+RES_DIRS = []   # --res-dir: more builds of the same programs for other architectures (CI: sm_100, sm_120)
+
+
 def check_program(exe, src):
     """Returns (passed, [failure lines])."""
     lesson = src.split("/")[0]
-    res_file = exe + ".res"
-    resources = parse_resources(open(res_file, errors="replace").read()) if os.path.exists(res_file) else {}
+    resources = {}
+    for res_file in [exe + ".res"] + [os.path.join(d, src[:-3]) + ".res" for d in RES_DIRS]:
+        if os.path.exists(res_file):
+            for arch, kernels in parse_resources(open(res_file, errors="replace").read()).items():
+                resources.setdefault(arch, {}).update(kernels)
     built = sorted(resources)
     passed, fails = 0, []
     rc, out, err = query(exe, "t4", ARG_SETS.get(lesson, [[]])[0])
@@ -236,7 +242,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--self-test", action="store_true")
+    ap.add_argument("--res-dir", action="append", default=[],
+                    help="another build folder whose <program>.res adds architectures (repeatable)")
     a = ap.parse_args()
+    RES_DIRS.extend(a.res_dir)
     passed, failed = self_test()
     if not a.self_test:
         srcs = sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "lesson*", "*.cu")))
