@@ -125,19 +125,13 @@ int main(int argc, char** argv) {
     def.cli.param_default = 0;
     def.cli.param_max = 1;
     def.cli.n_default = uint64_t(1) << 24;
-    // The lesson's battery shapes at its awkward sizes (06's tile), both kinds, both types.
+    // The lesson's battery (06's tile), less its 2^31 - 1 case: 06's own battery checks its 64-bit indexing.
     def.battery = [](const course::Options& o) {
-        std::vector<course::Case> cases;
-        for (uint64_t n : course::battery_sizes(scan::detail::kScanTile, o.quick)) {
-            bool large = n >= (uint64_t(1) << 24);
-            std::vector<std::string> shapes = large ? std::vector<std::string>{"uniform", "intmax"}
-                                                    : std::vector<std::string>{"uniform", "equal", "sorted", "alternating", "intmax"};
-            for (auto& d : shapes)
-                for (uint64_t excl : {0, 1}) {
-                    cases.push_back({n, d, excl, "int32"});
-                    if (d != "intmax") cases.push_back({n, d, excl, "float32"});
-                }
-        }
+        scan::Limits lim;
+        lim.tile = scan::detail::kScanTile;
+        std::vector<course::Case> cases = scan::battery(o, lim, true);
+        cases.erase(std::remove_if(cases.begin(), cases.end(), [](const course::Case& c) { return c.n >= (uint64_t(1) << 31) - 1; }),
+                    cases.end());
         return cases;
     };
     def.sweep = [](const course::Options& o) {

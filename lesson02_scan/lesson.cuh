@@ -183,6 +183,30 @@ struct Limits {
     uint64_t tile = 4096;                 // the version's tile: the battery tests tile-1, tile, tile+1
 };
 
+// The battery every scan program runs (07_multi_gpu too): the awkward sizes around the tile (and a
+// single-block version's edge), every shape, both kinds, int32 and (with_float) float32.
+inline std::vector<course::Case> battery(const course::Options& o, const Limits& limits, bool with_float) {
+    std::vector<course::Case> cases;
+    std::vector<uint64_t> sizes = course::battery_sizes(limits.tile, o.quick);
+    if (limits.max_n < course::kMaxCount) {   // a single-block version: its edge, and one past it
+        for (uint64_t e : {limits.max_n - 1, limits.max_n, limits.max_n + 1}) sizes.push_back(e);
+        std::sort(sizes.begin(), sizes.end());
+        sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    }
+    for (uint64_t n : sizes) {
+        bool large = n >= (uint64_t(1) << 24);
+        std::vector<std::string> shapes = large ? std::vector<std::string>{"uniform", "intmax"}
+                                                : std::vector<std::string>{"uniform", "equal", "sorted", "alternating", "intmax"};
+        for (auto& d : shapes)
+            for (uint64_t excl : {0, 1}) {
+                cases.push_back({n, d, excl, "int32"});
+                if (with_float && d != "intmax") cases.push_back({n, d, excl, "float32"});
+            }
+    }
+    if (!o.quick) cases.push_back({(uint64_t(1) << 31) - 1, "uniform", 0, "int32"});   // 64-bit indexing
+    return cases;
+}
+
 // A version's own command-line options (e.g. 03's --padding): `configure` sees the parsed options
 // before the GPU is touched; it keeps what it needs and throws course::UsageError (exit 2) for a
 // bad value.
@@ -213,27 +237,7 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32
         return "n=" + std::to_string(c.n) + " is beyond this version's limit of " +
                std::to_string(limits.max_n) + " (" + limits.why + ")";
     };
-    def.battery = [float_fn, limits](const course::Options& o) {
-        std::vector<course::Case> cases;
-        std::vector<uint64_t> sizes = course::battery_sizes(limits.tile, o.quick);
-        if (limits.max_n < course::kMaxCount) {   // a single-block version: its edge, and one past it
-            for (uint64_t e : {limits.max_n - 1, limits.max_n, limits.max_n + 1}) sizes.push_back(e);
-            std::sort(sizes.begin(), sizes.end());
-            sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-        }
-        for (uint64_t n : sizes) {
-            bool large = n >= (uint64_t(1) << 24);
-            std::vector<std::string> shapes = large ? std::vector<std::string>{"uniform", "intmax"}
-                                                    : std::vector<std::string>{"uniform", "equal", "sorted", "alternating", "intmax"};
-            for (auto& d : shapes)
-                for (uint64_t excl : {0, 1}) {
-                    cases.push_back({n, d, excl, "int32"});
-                    if (float_fn && d != "intmax") cases.push_back({n, d, excl, "float32"});
-                }
-        }
-        if (!o.quick) cases.push_back({(uint64_t(1) << 31) - 1, "uniform", 0, "int32"});   // 64-bit indexing
-        return cases;
-    };
+    def.battery = [float_fn, limits](const course::Options& o) { return battery(o, limits, float_fn != nullptr); };
     def.sweep = [float_fn](const course::Options& o) {
         std::vector<course::Case> cases;
         for (uint64_t n : course::sweep_sizes()) {

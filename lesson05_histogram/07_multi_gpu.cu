@@ -107,22 +107,7 @@ int main(int argc, char** argv) {
     def.cli.n_default = uint64_t(1) << 24;
     def.cli.extras = {{"lo", true, "uint32 keys: first key counted (default 0)"},
                       {"hi", true, "uint32 keys: one past the last key counted, up to 2^32 (default 2^32)"}};
-    def.validate = [](const course::Options& o) {
-        if (o.n > hist::kMaxSamples) course::usage_error("--n is at most 2^32 - 1 samples (counts are uint32)");
-        if (o.dtype == "uint8") {
-            if (o.param_given && o.param != 256) course::usage_error("--type uint8 has exactly 256 bins (use --type uint32 for --bins)");
-            if (o.has("lo") || o.has("hi")) course::usage_error("--lo/--hi are for --type uint32 keys");
-            if (o.dist == "outside") course::usage_error("--dist outside is for --type uint32 keys");
-        } else {
-            for (const char* k : {"lo", "hi"}) {
-                uint64_t v;
-                if (o.has(k) && (!course::parse_count(o.get(k), v) || v > hist::kKeySpace))
-                    course::usage_error(std::string("--") + k + " '" + o.get(k) + "' must be a count from 0 to 2^32");
-            }
-            hist::Range r = hist::key_range(o, o.dist);
-            if (r.lo >= r.hi) course::usage_error("the key range needs --lo < --hi");
-        }
-    };
+    def.validate = hist::validate_options;   // lesson.cuh: the same options as every histogram program
     def.battery = hist::battery;
     // The sweep: bytes at every size (the crossover against one GPU), and 4096-bin keys.
     def.sweep = [](const course::Options&) {

@@ -322,6 +322,25 @@ inline std::vector<course::Case> sweep(const course::Options&) {
 
 // ---- the program ------------------------------------------------------------------------------------
 
+// The lesson's own options, checked before the GPU is touched (every histogram program uses it).
+inline void validate_options(const course::Options& o) {
+    if (o.n > kMaxSamples) course::usage_error("--n is at most 2^32 - 1 samples (counts are uint32)");
+    if (o.dtype == "uint8") {
+        if (o.param_given && o.param != 256) course::usage_error("--type uint8 has exactly 256 bins (use --type uint32 for --bins)");
+        if (o.has("lo") || o.has("hi")) course::usage_error("--lo/--hi are for --type uint32 keys");
+        if (o.dist == "outside") course::usage_error("--dist outside is for --type uint32 keys");
+    } else {
+        for (const char* k : {"lo", "hi"}) {
+            uint64_t v;
+            if (o.has(k) && (!course::parse_count(o.get(k), v) || v > kKeySpace))
+                course::usage_error(std::string("--") + k + " '" + o.get(k) + "' must be a count from 0 to 2^32");
+        }
+        Range r = key_range(o, o.dist);
+        if (r.lo >= r.hi) course::usage_error("the key range needs --lo < --hi");
+        if (r.lo >= kKeySpace) course::usage_error("--lo must be below 2^32");
+    }
+}
+
 inline int run_lesson(int argc, char** argv, const char* version, Support s) {
     course::LessonDef def;
     def.lesson = "05_histogram";
@@ -338,23 +357,7 @@ inline int run_lesson(int argc, char** argv, const char* version, Support s) {
     def.cli.n_default = uint64_t(1) << 24;
     def.cli.extras = {{"lo", true, "uint32 keys: first key counted (default 0)"},
                       {"hi", true, "uint32 keys: one past the last key counted, up to 2^32 (default 2^32)"}};
-    def.validate = [](const course::Options& o) {
-        if (o.n > kMaxSamples) course::usage_error("--n is at most 2^32 - 1 samples (counts are uint32)");
-        if (o.dtype == "uint8") {
-            if (o.param_given && o.param != 256) course::usage_error("--type uint8 has exactly 256 bins (use --type uint32 for --bins)");
-            if (o.has("lo") || o.has("hi")) course::usage_error("--lo/--hi are for --type uint32 keys");
-            if (o.dist == "outside") course::usage_error("--dist outside is for --type uint32 keys");
-        } else {
-            for (const char* k : {"lo", "hi"}) {
-                uint64_t v;
-                if (o.has(k) && (!course::parse_count(o.get(k), v) || v > kKeySpace))
-                    course::usage_error(std::string("--") + k + " '" + o.get(k) + "' must be a count from 0 to 2^32");
-            }
-            Range r = key_range(o, o.dist);
-            if (r.lo >= r.hi) course::usage_error("the key range needs --lo < --hi");
-            if (r.lo >= kKeySpace) course::usage_error("--lo must be below 2^32");
-        }
-    };
+    def.validate = validate_options;
     def.beyond_limit = [s](const course::Case& c) -> std::string {
         if (c.dtype == "uint8" && !s.bytes) return "this version has no byte mode (--type uint8)";
         if (c.dtype == "uint32" && !s.keys) return "this version has no key mode (--type uint32)";
