@@ -91,32 +91,40 @@ def header_lines(text):
     return len(lines)
 
 
-def comments(text, hash_comments=False):
-    """(line number, comment text) of every // and /* */ comment (or # comment) in a source file.
-    String literals are not parsed: a '//' inside a string counts as a comment (none in the course)."""
+def split_lines(text):
+    """Each line of a C/C++ source as (code, [comment pieces]): // and /* */ comments taken out of
+    the code. String literals are not parsed: a '//' inside a string counts as a comment (none in
+    the course)."""
     out, in_block = [], False
-    for i, line in enumerate(text.splitlines(), 1):
-        if hash_comments:
-            k = line.find("#")
-            if k >= 0 and not line.lstrip().startswith("#!"):
-                out.append((i, line[k + 1:]))
-            continue
+    for line in text.splitlines():
+        code, notes = "", []
         while line:
             if in_block:
                 e = line.find("*/")
-                out.append((i, line if e < 0 else line[:e]))
+                notes.append(line if e < 0 else line[:e])
                 if e < 0:
                     break
                 line, in_block = line[e + 2:], False
                 continue
             k, b = line.find("//"), line.find("/*")
             if k >= 0 and (b < 0 or k < b):
-                out.append((i, line[k + 2:]))
+                code += line[:k]
+                notes.append(line[k + 2:])
                 break
             if b < 0:
+                code += line
                 break
-            line, in_block = line[b + 2:], True
+            code, line, in_block = code + line[:b], line[b + 2:], True
+        out.append((code, notes))
     return out
+
+
+def comments(text, hash_comments=False):
+    """(line number, comment text) of every // and /* */ comment (or # comment) in a source file."""
+    if hash_comments:
+        return [(i, line[line.find("#") + 1:]) for i, line in enumerate(text.splitlines(), 1)
+                if "#" in line and not line.lstrip().startswith("#!")]
+    return [(i, n) for i, (_, notes) in enumerate(split_lines(text), 1) for n in notes]
 
 
 def outside_paths(path, text):
@@ -207,27 +215,8 @@ def stale_figures(text, pool):
 
 
 def code_lines(text):
-    """Each line of a C/C++ source with its comments blanked (// and /* */; strings not parsed)."""
-    out, in_block = [], False
-    for line in text.splitlines():
-        code = ""
-        while line:
-            if in_block:
-                e = line.find("*/")
-                if e < 0:
-                    break
-                line, in_block = line[e + 2:], False
-                continue
-            k, b = line.find("//"), line.find("/*")
-            if k >= 0 and (b < 0 or k < b):
-                code += line[:k]
-                break
-            if b < 0:
-                code += line
-                break
-            code, line, in_block = code + line[:b], line[b + 2:], True
-        out.append(code)
-    return out
+    """Each line of a C/C++ source with its comments blanked (split_lines)."""
+    return [code for code, _ in split_lines(text)]
 
 
 TEMPLATE_HEAD = 4   # lines a `template <...>` head may span above its kernel
