@@ -82,31 +82,9 @@ private:
 }  // namespace mrows
 
 int main(int argc, char** argv) {
-    course::LessonDef def;
-    def.lesson = "01_topk_rows";
-    def.version = "07_rows_multi_gpu";
-    def.cli.program = def.version;
+    // The row-wise lesson's command line, checks, battery and sweep (dense rows, three types).
+    course::LessonDef def = topk::rows::rows_lesson("07_rows_multi_gpu", true, false);
     def.cli.summary = "row-wise top-k across GPUs: the k largest (or --smallest) of every row, rows split over the GPUs";
-    def.cli.dists = topk::rows::shapes();
-    def.cli.dtypes = {"float32", "float16", "bfloat16"};
-    def.cli.param_name = "k";
-    def.cli.param_default = 50;
-    def.cli.param_min = 1;
-    def.cli.n_default = 128256;
-    def.cli.extras = {{"rows", true, "rows of the matrix (default 64); --n is the length of each row"},
-                      {"smallest", false, "the k smallest values of each row (ascending) instead of the largest"}};
-    def.validate = [](const course::Options& o) {
-        if (o.test || o.sweep) return;
-        uint64_t r = 0;
-        if (!course::parse_count(o.get("rows", "64"), r) || r == 0)
-            course::usage_error("--rows '" + o.get("rows") + "' is not a count of at least 1");
-        if (o.n == 0) course::usage_error("row-wise top-k needs at least one column (cols=0)");
-        if (o.param > o.n)
-            course::usage_error("--k " + std::to_string(o.param) + " is larger than the row length " +
-                                std::to_string(o.n) + " (k must be between 1 and cols)");
-    };
-    def.battery = [](const course::Options& o) { return topk::rows::battery(o, true, false); };
-    def.sweep = [](const course::Options& o) { return topk::rows::sweep(o, false); };
     return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
         if (c.dtype == "float16") return std::make_unique<mrows::RowsJob<__half>>(o, c);
         if (c.dtype == "bfloat16") return std::make_unique<mrows::RowsJob<__nv_bfloat16>>(o, c);

@@ -522,11 +522,9 @@ inline bool is_ragged(const std::string& dist) {
     return false;
 }
 
-inline int run_rows(int argc, char** argv, const char* version, Launcher<float> f32,
-                    Launcher<__half> f16 = nullptr, Launcher<__nv_bfloat16> bf16 = nullptr, RowsLimits lim = {},
-                    RaggedLaunchers rag = {}) {
-    const bool half = f16 && bf16;
-    const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
+// The row-wise lesson's command line, option checks, battery and sweep: every row-wise program
+// (run_rows below, and 07_rows_multi_gpu, which drives its own jobs) starts from it.
+inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged) {
     course::LessonDef def;
     def.lesson = "01_topk_rows";
     def.version = version;
@@ -576,6 +574,15 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher<float> 
     };
     def.battery = [half, ragged](const course::Options& o) { return battery(o, half, ragged); };
     def.sweep = [ragged](const course::Options& o) { return sweep(o, ragged); };
+    return def;
+}
+
+inline int run_rows(int argc, char** argv, const char* version, Launcher<float> f32,
+                    Launcher<__half> f16 = nullptr, Launcher<__nv_bfloat16> bf16 = nullptr, RowsLimits lim = {},
+                    RaggedLaunchers rag = {}) {
+    const bool half = f16 && bf16;
+    const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
+    course::LessonDef def = rows_lesson(version, half, ragged);
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
         if (o.has("lengths") || is_ragged(c.dist)) {
             if (c.dtype == "float16") return std::make_unique<RaggedTrial<__half>>(o, c, rag.f16);
