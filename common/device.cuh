@@ -206,11 +206,12 @@ private:
 };
 
 // Scratch that a version's launcher needs (block sums, flags, histograms). Grow-only and cached
-// per slot, so it is allocated during the warm-up run and never inside the timed repetitions.
+// per slot (16 of them), so it is allocated during the warm-up run and never inside the timed
+// repetitions. A program that includes another's launcher takes slots the other does not use.
 inline void* scratch(int slot, size_t bytes) {
     struct Slot { void* p = nullptr; size_t bytes = 0; };
-    static Slot slots[8];
-    if (slot < 0 || slot >= 8) throw std::logic_error("scratch slot out of range");
+    static Slot slots[16];
+    if (slot < 0 || slot >= 16) throw std::logic_error("scratch slot out of range");
     Slot& s = slots[slot];
     if (bytes > s.bytes) {
         if (s.p) CUDA_CHECK(cudaFree(s.p));

@@ -204,78 +204,32 @@ constexpr int kBlockMaxK = 2048;             // the k winners sorted in shared m
 constexpr uint32_t kCandMax = 10240;
 constexpr size_t kBlockStaticSmem = 26 * 1024;   // B's static shared memory, rounded up (s_hist, s_sel, the scan's)
 
-// B: one block per row, radix digits over the row until the k-th key's bucket fits in shared memory.
-// A ragged batch (offsets != nullptr) gives row r the elements [offsets[r], offsets[r + 1]): a row
-// shorter than k returns all of them, and its slots from its length on are padding (rows.cuh).
-template <class Reader, class T>
-__global__ void __launch_bounds__(kBlock)
-block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
-           uint32_t cand_cap, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
-    __shared__ uint32_t s_hist[kMaxBins];
-    __shared__ uint64_t s_sel[kBlockMaxK];   // the winners: keys above the k-th, then its ties
-    extern __shared__ uint64_t s_cand[];     // cand_cap keys that share the k-th key's known prefix
-    __shared__ uint32_t s_nsel, s_ncand, s_ties;
-    const int t = threadIdx.x;
-    const size_t r = blockIdx.x;
-    const size_t start = offsets ? size_t(offsets[r]) : r * cols;
-    const uint32_t len = offsets ? uint32_t(offsets[r + 1] - offsets[r]) : cols;
-    const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
-    const T* row = in + start;
-    for (uint32_t j = kk + t; j < k; j += kBlock) {   // a short row's padding
-        out_idx[r * k + j] = topk::rows::kNoIndex;
-        out_vals[r * k + j] = topk::rows::pad_value<T>(smallest);
-    }
-    if (kk == 0) return;
+// The shared memory of one block's select of one row (B, and the finishing block of 08_sampled_rows).
+struct RowSmem {
+    uint32_t hist[kMaxBins];
+    uint64_t sel[kBlockMaxK];                // the winners: keys above the k-th, then its ties
+    uint32_t nsel, ncand, ties;
+};
 
-    uint32_t prefix = 0, k_rem = kk, match = len;   // keys with the prefix: `match`; k_rem still to take
-    int pbits = 0, d = 0;
-    // 1. Passes over the row, one digit each, until the keys sharing the prefix fit in s_cand
-    //    (cand_cap of them; or the prefix is the whole key: then only the k-th key's ties are left).
-    for (; d < 3 && match > cand_cap; ++d) {
-        const int bins = digit_bins(d), shift = digit_shift(d);
-        for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
-        __syncthreads();
-        Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t) {
-            uint32_t key = to_key(x, smallest);
-            if (has_prefix(key, prefix, pbits)) atomicAdd(&s_hist[(key >> shift) & (bins - 1)], 1u);
-        });
-        __syncthreads();
-        Choice c = choose_bucket<kBlock>(s_hist, bins, k_rem);
-        k_rem -= c.above;
-        prefix = (prefix << (32 - shift - pbits)) | c.bucket;
-        pbits = 32 - shift;
-        match = c.count;
-        if (whole_key<T>(prefix, pbits)) d = 2;   // 16-bit keys: known after 2 digits, no third pass
-    }
-    // 2. One more pass: keys above the prefix are winners; keys with it are candidates (or, with
-    //    the whole key known, ties: the first k_rem to arrive are taken).
-    if (t == 0) { s_nsel = 0; s_ncand = 0; s_ties = 0; }
-    __syncthreads();
-    Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t c) {
-        uint32_t key = to_key(x, smallest);
-        uint32_t top = pbits == 0 ? 0 : key >> (32 - pbits);
-        if (pbits > 0 && top > prefix) s_sel[atomicAdd(&s_nsel, 1u)] = pack(key, c);
-        else if (top == prefix) {
-            if (pbits == 32) {
-                if (atomicAdd(&s_ties, 1u) < k_rem) s_sel[atomicAdd(&s_nsel, 1u)] = pack(key, c);
-            } else {
-                s_cand[atomicAdd(&s_ncand, 1u)] = pack(key, c);
-            }
-        }
-    });
-    __syncthreads();
-    // 3. The remaining digits over the candidates in shared memory, then the last filter.
-    const uint32_t ncand = s_ncand;
+// The end of a block's select: `ncand` candidates in s_cand share the k-th key's known prefix (pbits
+// bits; digits from d on unknown), sm.nsel winners are already in sm.sel and k_rem are still to take.
+// The remaining digits over the candidates in shared memory, the last filter, then the kk winners
+// sorted (bitonic.cuh) and written as row r of the output. Contains barriers: call from every thread.
+template <class T>
+__device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
+                           uint64_t* s_cand, uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem,
+                           RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    const int t = threadIdx.x;
     for (; d < 3; ++d) {
         const int bins = digit_bins(d), shift = digit_shift(d);
-        for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
+        for (int i = t; i < bins; i += kBlock) sm.hist[i] = 0;
         __syncthreads();
         for (uint32_t i = t; i < ncand; i += kBlock) {
             uint32_t key = uint32_t(s_cand[i] >> 32);
-            if (has_prefix(key, prefix, pbits)) atomicAdd(&s_hist[(key >> shift) & (bins - 1)], 1u);
+            if (has_prefix(key, prefix, pbits)) atomicAdd(&sm.hist[(key >> shift) & (bins - 1)], 1u);
         }
         __syncthreads();
-        Choice c = choose_bucket<kBlock>(s_hist, bins, k_rem);
+        Choice c = choose_bucket<kBlock>(sm.hist, bins, k_rem);
         k_rem -= c.above;
         prefix = (prefix << (32 - shift - pbits)) | c.bucket;
         pbits = 32 - shift;
@@ -285,21 +239,99 @@ block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32
         for (uint32_t i = t; i < ncand; i += kBlock) {
             uint64_t p = s_cand[i];
             uint32_t key = uint32_t(p >> 32);
-            if (key > prefix || (key == prefix && atomicAdd(&s_ties, 1u) < k_rem)) s_sel[atomicAdd(&s_nsel, 1u)] = p;
+            if (key > prefix || (key == prefix && atomicAdd(&sm.ties, 1u) < k_rem)) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
         }
         __syncthreads();
     }
-    // 4. Order the kk winners (bitonic.cuh) and write them.
+    // Order the kk winners and write them.
     int m = 1;
     while (m < int(kk)) m *= 2;
-    for (int i = kk + t; i < m; i += kBlock) s_sel[i] = kEmpty;
+    for (int i = kk + t; i < m; i += kBlock) sm.sel[i] = kEmpty;
     __syncthreads();
-    topk::bitonic::block_sort_desc(s_sel, m);
+    topk::bitonic::block_sort_desc(sm.sel, m);
     for (uint32_t j = t; j < kk; j += kBlock) {
-        uint32_t c = packed_index(s_sel[j]);
+        uint32_t c = packed_index(sm.sel[j]);
         out_idx[r * k + j] = c;
         if (c < len) out_vals[r * k + j] = row[c];   // a broken version's empty slot is reported, not read
     }
+}
+
+// A short row's padding: its slots [kk, k) get index kNoIndex and value pad_value (rows.cuh).
+template <class T>
+__device__ void write_padding(size_t r, uint32_t k, uint32_t kk, bool smallest, T* __restrict__ out_vals,
+                              uint32_t* __restrict__ out_idx) {
+    for (uint32_t j = kk + threadIdx.x; j < k; j += kBlock) {
+        out_idx[r * k + j] = topk::rows::kNoIndex;
+        out_vals[r * k + j] = topk::rows::pad_value<T>(smallest);
+    }
+}
+
+// One block selects row r (elements [start, start + len) of `in`): passes over the row, one radix
+// digit each, until the keys sharing the k-th key's prefix fit in s_cand, one more pass to collect
+// them, then finish_row. Writes the row's padding slots [kk, k) too. Call from every thread.
+template <class Reader, class T>
+__device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, size_t r, uint32_t k, bool smallest,
+                          uint32_t cand_cap, uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals,
+                          uint32_t* __restrict__ out_idx) {
+    const int t = threadIdx.x;
+    const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
+    write_padding(r, k, kk, smallest, out_vals, out_idx);
+    if (kk == 0) return;
+
+    uint32_t prefix = 0, k_rem = kk, match = len;   // keys with the prefix: `match`; k_rem still to take
+    int pbits = 0, d = 0;
+    // 1. Passes over the row, one digit each, until the keys sharing the prefix fit in s_cand
+    //    (cand_cap of them; or the prefix is the whole key: then only the k-th key's ties are left).
+    for (; d < 3 && match > cand_cap; ++d) {
+        const int bins = digit_bins(d), shift = digit_shift(d);
+        for (int i = t; i < bins; i += kBlock) sm.hist[i] = 0;
+        __syncthreads();
+        Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t) {
+            uint32_t key = to_key(x, smallest);
+            if (has_prefix(key, prefix, pbits)) atomicAdd(&sm.hist[(key >> shift) & (bins - 1)], 1u);
+        });
+        __syncthreads();
+        Choice c = choose_bucket<kBlock>(sm.hist, bins, k_rem);
+        k_rem -= c.above;
+        prefix = (prefix << (32 - shift - pbits)) | c.bucket;
+        pbits = 32 - shift;
+        match = c.count;
+        if (whole_key<T>(prefix, pbits)) d = 2;   // 16-bit keys: known after 2 digits, no third pass
+    }
+    // 2. One more pass: keys above the prefix are winners; keys with it are candidates (or, with
+    //    the whole key known, ties: the first k_rem to arrive are taken).
+    if (t == 0) { sm.nsel = 0; sm.ncand = 0; sm.ties = 0; }
+    __syncthreads();
+    Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t c) {
+        uint32_t key = to_key(x, smallest);
+        uint32_t top = pbits == 0 ? 0 : key >> (32 - pbits);
+        if (pbits > 0 && top > prefix) sm.sel[atomicAdd(&sm.nsel, 1u)] = pack(key, c);
+        else if (top == prefix) {
+            if (pbits == 32) {
+                if (atomicAdd(&sm.ties, 1u) < k_rem) sm.sel[atomicAdd(&sm.nsel, 1u)] = pack(key, c);
+            } else {
+                s_cand[atomicAdd(&sm.ncand, 1u)] = pack(key, c);
+            }
+        }
+    });
+    __syncthreads();
+    // 3. The remaining digits over the candidates in shared memory, the last filter, the sort.
+    finish_row(in + start, len, r, k, kk, s_cand, sm.ncand, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
+}
+
+// B: one block per row, radix digits over the row until the k-th key's bucket fits in shared memory.
+// A ragged batch (offsets != nullptr) gives row r the elements [offsets[r], offsets[r + 1]): a row
+// shorter than k returns all of them, and its slots from its length on are padding (rows.cuh).
+template <class Reader, class T>
+__global__ void __launch_bounds__(kBlock)
+block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
+           uint32_t cand_cap, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    __shared__ RowSmem sm;
+    extern __shared__ uint64_t s_cand[];     // cand_cap keys that share the k-th key's known prefix
+    const size_t r = blockIdx.x;
+    const size_t start = offsets ? size_t(offsets[r]) : r * cols;
+    const uint32_t len = offsets ? uint32_t(offsets[r + 1] - offsets[r]) : cols;
+    block_row<Reader>(in, start, len, r, k, smallest, cand_cap, s_cand, sm, out_vals, out_idx);
 }
 
 // ---- M: many blocks per row ----------------------------------------------------------------------
@@ -431,18 +463,16 @@ inline Path choose_path(size_t rows, size_t cols, size_t k) {
     return Path::multi;
 }
 
-// M's row states and histograms: fresh scratch (a new allocation, or more rows than it has held) is
-// zeroed once; after that every call leaves the tickets and histograms zeroed for the next.
-inline void zero_fresh_scratch(RowState* state, uint32_t* hist, size_t rows) {
-    static const void* zeroed_state = nullptr;
-    static const void* zeroed_hist = nullptr;
-    static size_t zeroed_rows = 0;
-    if (state == zeroed_state && hist == zeroed_hist && rows <= zeroed_rows) return;
-    CUDA_CHECK(cudaMemsetAsync(state, 0, rows * sizeof(RowState)));
-    CUDA_CHECK(cudaMemsetAsync(hist, 0, rows * kMaxBins * sizeof(uint32_t)));
-    zeroed_state = state;
-    zeroed_hist = hist;
-    zeroed_rows = rows;
+// Scratch that a kernel leaves zeroed for its next call (M's row states and histograms, 08's
+// tallies): fresh scratch (a new allocation, or more bytes than were zeroed) is zeroed once here.
+// `slot` says which of a program's few such buffers this is.
+inline void zero_fresh_scratch(int slot, void* p, size_t bytes) {
+    static const void* zeroed[4] = {};
+    static size_t zeroed_bytes[4] = {};
+    if (p == zeroed[slot] && bytes <= zeroed_bytes[slot]) return;
+    CUDA_CHECK(cudaMemsetAsync(p, 0, bytes));
+    zeroed[slot] = p;
+    zeroed_bytes[slot] = bytes;
 }
 
 // The plan for one call, from the shape and the GPU (course::device()); --plan prints it and the
@@ -552,7 +582,8 @@ void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
     uint32_t* hist = course::scratch_as<uint32_t>(1, rows * kMaxBins);
     uint32_t* sel_key = course::scratch_as<uint32_t>(2, rows * k);
     uint32_t* sel_col = course::scratch_as<uint32_t>(3, rows * k);
-    zero_fresh_scratch(state, hist, rows);
+    zero_fresh_scratch(0, state, rows * sizeof(RowState));
+    zero_fresh_scratch(1, hist, rows * kMaxBins * sizeof(uint32_t));
     // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
     const int digits = topk::is_half_float<T> ? 2 : 3;
     for (int d = 0; d < digits; ++d) {

@@ -1,0 +1,233 @@
+// 08_sampled_rows — row-wise top-k that reads each row ONCE: a sample of the row sets a threshold,
+// one pass keeps the keys at or above it, and the select finishes in shared memory.
+//
+// What changed since 06: 06's block path reads a row 2-4 times (a digit pass, then a collect
+// pass), and its one block a row leaves SMs idle when rows are few. Here every block first reads
+// the same few thousand sampled keys of its row (2 KB - 32 KB, from L2 after the first block) and
+// picks a threshold that about 4k of the row's keys pass (a quarter to half of the candidate
+// buffer); then rows are cut into chunks, one block each, ONE pass keeps the passing keys, and the
+// row's last block to finish selects the k among them in shared memory (06's finish_row). If the
+// sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
+// levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
+// Rows up to 2^20 long and k <= 2048; longer rows and larger k go to 06's many-blocks path, rows
+// of at most 256 to 06's warp path. Ragged batches too (chunks from the longest row).
+// Measured: not yet (TUNING.md says what is planned to be measured).
+//
+// Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
+// Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
+#define COURSE_NO_MAIN
+#include "06_rowwise.cu"
+#undef COURSE_NO_MAIN
+
+namespace sampled {
+
+using rowwise::kBlock;
+using rowwise::RowSmem;
+using topk::pack;
+using topk::to_key;
+
+constexpr uint32_t kMaxLen = 1u << 20;       // longer rows: the sample would need to grow past 8192 keys
+constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 06's M)
+
+// How many of a row's keys the threshold should let through: 4 kk, kept between a quarter and a
+// half of the candidate buffer, so that the sample's error (the j-th largest of S samples stands
+// for j len / S keys, give or take a factor 1 +- 1/sqrt(j)) rarely lands below kk or above cap.
+__host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap) {
+    return min(max(4 * kk, cap / 4), cap / 2);
+}
+
+// Keys sampled from a row of `len` (> cap): 2048 up to 2^18, then 2048 per 2^18 keys, at most
+// 8192 and at most 2 cap (they are held in the candidate buffer, 8 bytes a candidate).
+__host__ __device__ inline uint32_t samples_for(uint32_t len, uint32_t cap) {
+    const uint32_t s = 2048u * max(1u, (len + (1u << 18) - 1) >> 18);
+    return min(min(s, 8192u), 2 * cap);
+}
+
+// The threshold key of a row longer than the candidate buffer: S keys read in pieces of 32
+// consecutive elements (one coalesced warp load each) spread evenly over the row, and the 22-bit
+// prefix of the j-th largest, j = want S / len, by two radix digits over the sample in shared memory
+// (rowwise::choose_bucket). About `want` of the row's keys are at or above it; every block of the
+// row computes the same value from the same sample. Contains barriers: call from every thread.
+template <class T>
+__device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, uint32_t want, uint32_t cap,
+                                     bool smallest, uint32_t* s_sample, RowSmem& sm) {
+    const int t = threadIdx.x;
+    const uint32_t S = samples_for(len, cap), pieces = S / 32;
+    for (uint32_t i = t; i < S; i += kBlock)
+        s_sample[i] = to_key(row[uint64_t(i / 32) * len / pieces + i % 32], smallest);
+    uint32_t prefix = 0, rem = uint32_t((uint64_t(want) * S + len - 1) / len);
+    for (int d = 0; d < 2; ++d) {            // digits 0 and 1 of 06's three: bits 31..21, 20..10
+        const int shift = rowwise::digit_shift(d);
+        for (int i = t; i < rowwise::kMaxBins; i += kBlock) sm.hist[i] = 0;
+        __syncthreads();
+        for (uint32_t i = t; i < S; i += kBlock) {
+            const uint32_t key = s_sample[i];
+            if (d == 0 || (key >> 21) == prefix) atomicAdd(&sm.hist[(key >> shift) & (rowwise::kMaxBins - 1)], 1u);
+        }
+        __syncthreads();
+        const rowwise::Choice c = rowwise::choose_bucket<kBlock>(sm.hist, rowwise::kMaxBins, rem);
+        rem -= c.above;
+        prefix = (prefix << 11) | c.bucket;
+    }
+    return prefix << 10;
+}
+
+// A row's running total of candidates and how many of its blocks are done; the row's last block
+// sets both back to 0, so every call leaves them zeroed for the next.
+struct Tally { uint32_t count, arrived; };
+
+// Block (row, chunk): the row's threshold from the sample, one pass over its chunk keeping the keys
+// at or above it, the candidates appended to the row's list; the row's last block selects from them.
+// Two blocks an SM where it holds 2048 threads (44 registers without the bound: one block an SM).
+template <class Reader, class T>
+__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
+sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
+             uint32_t cap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally, uint64_t* __restrict__ g_cand,
+             T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    __shared__ RowSmem sm;
+    __shared__ uint32_t s_base;
+    __shared__ bool s_last;
+    extern __shared__ uint64_t s_cand[];     // cap candidates (the sample before them)
+    const int t = threadIdx.x;
+    const size_t r = blockIdx.x / chunks;
+    const uint32_t part = blockIdx.x % chunks;
+    const size_t start = offsets ? size_t(offsets[r]) : r * cols;
+    const uint32_t len = offsets ? uint32_t(offsets[r + 1] - offsets[r]) : cols;
+    const uint32_t kk = min(k, len);
+    const T* row = in + start;
+    if (kk == 0) {                           // an empty row: only padding, written by its first block
+        if (part == 0) rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
+        return;
+    }
+    // 1. The threshold: every key when the whole row fits in the buffer, else from the sample.
+    const uint32_t tau = len <= cap ? 0u
+                                    : sample_threshold(row, len, wanted(kk, cap), cap, smallest,
+                                                       reinterpret_cast<uint32_t*>(s_cand), sm);
+    // 2. One pass over this block's chunk: the keys at or above tau go to shared memory.
+    if (t == 0) sm.ncand = 0;
+    __syncthreads();
+    const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
+    Reader::each(in, start, begin, topk::rows::chunk_end(len, begin, chunk), t, kBlock, [&](T x, uint32_t c) {
+        const uint32_t key = to_key(x, smallest);
+        if (key >= tau) {
+            const uint32_t i = atomicAdd(&sm.ncand, 1u);
+            if (i < cap) s_cand[i] = pack(key, c);
+        }
+    });
+    __syncthreads();
+    uint32_t n = sm.ncand;
+    // 3. Several blocks a row: each appends its candidates to the row's list in global memory, and
+    //    the last to arrive (a ticket, as 06's M) loads the whole list into its shared memory.
+    if (chunks > 1) {
+        uint64_t* list = g_cand + r * cap;
+        if (t == 0) s_base = atomicAdd(&tally[r].count, n);
+        __syncthreads();
+        const uint32_t base = s_base;
+        for (uint32_t i = t; i < n && base + i < cap; i += kBlock) list[base + i] = s_cand[i];
+        __threadfence();                     // our candidates are visible before we say we are done
+        __syncthreads();
+        if (t == 0) s_last = atomicAdd(&tally[r].arrived, 1u) == chunks - 1;
+        __syncthreads();
+        if (!s_last) return;
+        __threadfence();
+        n = __ldcg(&tally[r].count);
+        if (n >= kk && n <= cap)
+            for (uint32_t i = t; i < n; i += kBlock) s_cand[i] = __ldcg(&list[i]);
+        __syncthreads();                     // every thread has read the tally before it is cleared
+        if (t == 0) tally[r] = {0u, 0u};
+    }
+    // 4. The k among the candidates (they hold every key >= tau, so the kk largest when n >= kk),
+    //    or, when the sample missed, 06's block path over the whole row.
+    if (n >= kk && n <= cap) {
+        rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
+        if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+        __syncthreads();
+        rowwise::finish_row(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
+    } else {
+        rowwise::block_row<Reader>(in, start, len, r, k, smallest, cap, s_cand, sm, out_vals, out_idx);
+    }
+}
+
+// ---- the plan and the launchers -------------------------------------------------------------------
+// Which rows this version takes: longer than 06's warp path, at most kMaxLen, k <= 2048.
+inline bool takes(size_t cols, size_t k) {
+    return cols > size_t(rowwise::kWarpCols) && cols <= kMaxLen && k <= size_t(rowwise::kBlockMaxK);
+}
+
+// The candidate buffer is 06's (rowwise::block_candidates: 10240 on an H100, 4096 on a T4). Rows are
+// cut into as many chunks as make about one block for every block slot of the GPU (rows x chunks ~
+// SMs x resident blocks), each at least kMinChunk keys: 64 rows of 131072 on 132 SMs of 2 blocks
+// take 4 chunks of 32768; 256 rows take 1 (the block then keeps its candidates in shared memory).
+struct Plan {
+    uint32_t cap = 0;
+    size_t smem = 0;
+    uint32_t chunks = 1, chunk = 0;
+    unsigned grid = 0;
+};
+
+template <class T>
+Plan plan_sampled(size_t rows, size_t len) {
+    rowwise::RowPlan b{rowwise::Path::block};
+    rowwise::block_candidates(b);
+    Plan p;
+    p.cap = b.cand;
+    p.smem = b.smem;
+    const size_t slots =
+        size_t(course::device().sm_count) * course::resident_blocks(sampled_rows<rowwise::AlignedRows, T>, kBlock, p.smem);
+    size_t chunks = std::max<size_t>(1, (slots + rows / 2) / rows);
+    chunks = std::min(chunks, std::max<size_t>(1, len / kMinChunk));
+    p.chunk = uint32_t(((std::max<size_t>(len, 1) + chunks - 1) / chunks + 7) / 8 * 8);   // whole 16-byte vectors
+    p.chunks = uint32_t((std::max<size_t>(len, 1) + p.chunk - 1) / p.chunk);
+    if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
+    p.grid = unsigned(rows * p.chunks);
+    return p;
+}
+
+template <class T, class Reader>
+void launch(const T* d_in, const int64_t* d_offsets, size_t rows, size_t len, size_t k, bool smallest, T* d_vals,
+            uint32_t* d_idx) {
+    const Plan p = plan_sampled<T>(rows, len);
+    Tally* tally = course::scratch_as<Tally>(8, rows);   // slots 0-7 are 06's
+    uint64_t* g_cand = course::scratch_as<uint64_t>(9, p.chunks > 1 ? rows * p.cap : 1);
+    rowwise::zero_fresh_scratch(2, tally, rows * sizeof(Tally));
+    course::allow_dynamic_smem(sampled_rows<Reader, T>, p.smem);
+    sampled_rows<Reader, T><<<p.grid, kBlock, p.smem>>>(d_in, d_offsets, uint32_t(len), uint32_t(k), smallest, p.cap,
+                                                         p.chunks, p.chunk, tally, g_cand, d_vals, d_idx);
+    CUDA_CHECK_LAST();
+}
+
+inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
+    const topk::rows::Shape s = topk::rows::parse_case(o, c);
+    const bool ragged = topk::rows::is_ragged(c.dist) || o.has("lengths");
+    if (!ragged && !takes(s.cols, c.param)) return rowwise::kernel_plans(o, c);
+    const Plan p = plan_sampled<float>(s.rows, s.cols);
+    return {{"sampled_rows", kBlock, p.smem, 1, 1,
+             std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys, " +
+                 std::to_string(p.grid) + " blocks, " + std::to_string(p.cap) + " candidates a row"}};
+}
+static course::PlanHook plan_hook(kernel_plans);
+
+// The row-wise launcher: this version's one pass where it applies, 06's paths elsewhere.
+template <class T = float, class Reader = rowwise::AlignedRows>
+void sampled_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+    if (!takes(cols, k)) return rowwise::rowwise_topk<T, Reader>(d_in, rows, cols, k, smallest, d_vals, d_idx);
+    launch<T, Reader>(d_in, nullptr, rows, cols, k, smallest, d_vals, d_idx);
+}
+
+// A ragged batch: always the one pass (k <= 2048), chunks cut from the longest row.
+template <class T = float>
+void sampled_ragged(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k,
+                    bool smallest, T* d_vals, uint32_t* d_idx) {
+    if (k > size_t(rowwise::kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (the k are sorted in shared memory)");
+    launch<T, rowwise::AlignedRows>(d_in, d_offsets, rows, max_len, k, smallest, d_vals, d_idx);
+}
+
+}  // namespace sampled
+
+int main(int argc, char** argv) {
+    using sampled::sampled_topk;
+    using sampled::sampled_ragged;
+    return topk::rows::run_rows(argc, argv, "08_sampled_rows", sampled_topk<float>, sampled_topk<__half>,
+                                sampled_topk<__nv_bfloat16>, {},
+                                {sampled_ragged<float>, sampled_ragged<__half>, sampled_ragged<__nv_bfloat16>});
+}
