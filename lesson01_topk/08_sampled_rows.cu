@@ -103,17 +103,21 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     const uint32_t tau = len <= cap ? 0u
                                     : sample_threshold(row, len, wanted(kk, cap), cap, smallest,
                                                        reinterpret_cast<uint32_t*>(s_cand), sm);
-    // 2. One pass over this block's chunk: the keys at or above tau go to shared memory.
+    // 2. One pass over this block's chunk: the elements that pass go to shared memory. The test is a
+    //    float comparison with bar_of(tau) (lesson.cuh), not the key transform on every element;
+    //    the keys that pass are an upper set of the row's order holding every key >= tau.
     if (t == 0) sm.ncand = 0;
     __syncthreads();
     const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
-    Reader::each(in, start, begin, topk::rows::chunk_end(len, begin, chunk), t, kBlock, [&](T x, uint32_t c) {
-        const uint32_t key = to_key(x, smallest);
-        if (key >= tau) {
-            const uint32_t i = atomicAdd(&sm.ncand, 1u);
-            if (i < cap) s_cand[i] = pack(key, c);
-        }
-    });
+    const uint32_t end = topk::rows::chunk_end(len, begin, chunk);
+    auto keep = [&](T x, uint32_t c) {
+        const uint32_t i = atomicAdd(&sm.ncand, 1u);
+        if (i < cap) s_cand[i] = pack(to_key(x, smallest), c);
+    };
+    const float bar = tau == 0 ? 0.0f : topk::bar_of<T>(tau, smallest);
+    if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
+    else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::as_float(x) <= bar) keep(x, c); });
+    else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (!(topk::as_float(x) < bar)) keep(x, c); });
     __syncthreads();
     uint32_t n = sm.ncand;
     // 3. Several blocks a row: each appends its candidates to the row's list in global memory, and
@@ -136,7 +140,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         __syncthreads();                     // every thread has read the tally before it is cleared
         if (t == 0) tally[r] = {0u, 0u};
     }
-    // 4. The k among the candidates (they hold every key >= tau, so the kk largest when n >= kk),
+    // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk),
     //    or, when the sample missed, 06's block path over the whole row.
     if (n >= kk && n <= cap) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);

@@ -115,6 +115,49 @@ __host__ __device__ __forceinline__ uint16_t half_key_bits(uint16_t key) {
 }
 template <class T> __host__ __device__ constexpr uint16_t half_inf_bits() { return std::is_same_v<T, __half> ? 0x7C00u : 0x7F80u; }
 
+// ---- a threshold compared in the value's own type (08_sampled_rows' one-pass filter) ---------------
+// Testing key(x) >= tau costs the key transform on every element; a float comparison costs one
+// instruction. bar_of(tau) is a float v such that the elements that pass(), !(x < v) for the
+// largest (NaN passes) or x <= v for the smallest (NaN fails), are exactly those whose key is at
+// least some T <= tau: an upper set of the output order holding every key >= tau. tau > 0 (0 lets
+// everything through: the caller skips the test). 16-bit types compare their exact float value and
+// use the top 16 bits of tau. tests/lesson01_host.cu checks both properties exhaustively for 16 bits.
+__host__ __device__ __forceinline__ float float_from_bits(uint32_t b) {
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(b);
+#else
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+#endif
+}
+template <class T>
+__host__ __device__ __forceinline__ float as_float(T x) {
+    if constexpr (std::is_same_v<T, float>) return x;
+    else if constexpr (std::is_same_v<T, __nv_bfloat16>) return float_from_bits(uint32_t(half_bits(x)) << 16);
+    else return __half2float(x);
+}
+template <class T>
+__host__ __device__ inline float bar_of(uint32_t tau, bool smallest) {
+    if constexpr (is_half_float<T>) {
+        const uint16_t inf = half_inf_bits<T>();
+        const uint16_t kl = uint16_t(smallest ? ~(tau >> 16) : (tau >> 16));   // the largest-order key
+        uint16_t b = half_key_bits(kl);
+        if ((b & 0x7FFFu) > inf) b = uint16_t((b & 0x8000u) | inf);           // a NaN pattern: +-inf
+        return as_float(half_from_bits<T>(b));
+    } else {
+        const uint32_t kl = smallest ? ~tau : tau;
+        uint32_t b = (kl & 0x80000000u) ? (kl & 0x7FFFFFFFu) : ~kl;
+        if ((b & 0x7FFFFFFFu) > 0x7F800000u) b = (b & 0x80000000u) | 0x7F800000u;
+        return float_from_bits(b);
+    }
+}
+template <class T>
+__host__ __device__ __forceinline__ bool passes(T x, float bar, bool smallest) {
+    const float f = as_float(x);
+    return smallest ? f <= bar : !(f < bar);
+}
+
 // float16/bfloat16: the 16-bit key in the top half, the bottom half 0 in BOTH directions (only
 // the 16 bits are inverted for smallest), so radix digits below bit 16 never split a row's keys.
 template <class T>

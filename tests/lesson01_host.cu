@@ -486,6 +486,60 @@ static void test_ragged() {
     report(name + "_battery", has_serving && has_ragged, "ragged or serving cases missing");
 }
 
+// 08_sampled_rows' filter: for a threshold key tau, the elements that pass(x, bar_of(tau)) must be
+// an upper set of the output order (pass is false then true along the elements sorted by key) and
+// hold every element whose key is >= tau. Elements: every 16-bit pattern of T (for float, each
+// pattern in the top half with a hashed bottom half, and the specials); thresholds: every 97th
+// pattern in the top half and all of them near +-0, +-inf and the NaNs, in both directions.
+template <class T>
+static void test_bar(const std::string& name) {
+    std::vector<T> xs;
+    for (uint32_t b = 0; b < 65536; ++b) {
+        if constexpr (std::is_same_v<T, float>) {
+            xs.push_back(fbits((b << 16) | uint32_t(course::hash64(7, b) & 0xFFFFu)));
+            xs.push_back(fbits(b << 16));
+        } else {
+            xs.push_back(topk::half_from_bits<T>(uint16_t(b)));
+        }
+    }
+    if constexpr (std::is_same_v<T, float>)
+        for (uint32_t b : {0x00000001u, 0x80000001u, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x7F800001u, 0xFFFFFFFFu}) xs.push_back(fbits(b));
+    std::vector<uint32_t> taus;
+    for (uint32_t t = 1; t < 65536; ++t) {
+        const bool edge = t < 0x100 || (t >= 0x7E00 && t <= 0x8200) || t >= 0xFE00 || (t >= 0x7F00 && t <= 0x7FFF) ||
+                          (t >= 0xFF00 && t <= 0xFFFF) || (t & 0x7FFF) >= 0x7B00;
+        if (edge || t % 97 == 0) { taus.push_back(t << 16); taus.push_back((t << 16) | 0xFC00u); }
+    }
+    std::string why;
+    for (bool smallest : {false, true}) {
+        std::vector<std::pair<uint32_t, size_t>> order;
+        for (size_t i = 0; i < xs.size(); ++i) order.push_back({topk::to_key(xs[i], smallest), i});
+        std::sort(order.begin(), order.end());
+        for (uint32_t tau : taus) {
+            const float bar = topk::bar_of<T>(tau, smallest);
+            bool seen_pass = false;
+            for (auto& [key, i] : order) {
+                const bool p = topk::passes(xs[i], bar, smallest);
+                if (seen_pass && !p) { why = "not an upper set"; }
+                if (key >= tau && !p) { why = "drops a key >= tau"; }
+                seen_pass |= p;
+                if (!why.empty()) {
+                    why += " (tau " + std::to_string(tau) + (smallest ? ", smallest" : "") + ", key " + std::to_string(key) + ")";
+                    break;
+                }
+            }
+            if (!why.empty()) break;
+        }
+        if (!why.empty()) break;
+    }
+    report(name + "_bar_is_an_upper_set_holding_tau", why.empty(), why);
+    // The test can fail: a bar one step too high drops keys >= tau.
+    const float bad = std::nextafter(topk::bar_of<T>(0x80000000u + (1u << 24), false), 1e30f);
+    bool dropped = false;
+    for (auto& x : xs) dropped |= topk::to_key(x, false) >= 0x80000000u + (1u << 24) && !topk::passes(x, bad, false);
+    report(name + "_bar_check_can_fail", dropped, "a raised bar dropped nothing");
+}
+
 int main() {
     test_keys();
     test_ragged<float>();
@@ -493,6 +547,9 @@ int main() {
     test_half_keys<__half>();
     test_half_keys<__nv_bfloat16>();
     test_chunk_end();
+    test_bar<float>("float32");
+    test_bar<__half>("float16");
+    test_bar<__nv_bfloat16>("bfloat16");
     test_half_battery();
     test_rows();
     test_reference_vs_brute<float>();
