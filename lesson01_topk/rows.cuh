@@ -18,7 +18,7 @@
 //
 // Ragged batches: each row its own length (a sparse-attention indexer's rows of 8K-128K keys).
 // --dist ragged (lengths 0, 1, k-1, k, k+1, the longest --n, and random, row by row) or serving
-// (every row 1/16 to all of --n long), or --input values.npy (1-D, the rows one after another) with
+// (every row 1/16 to all of --n long, uniform values), or --input values.npy (1-D, the rows one after another) with
 // --lengths lens.npy ('<i4', one length a row). k is one number for the call; a row
 // shorter than k returns all its elements, sorted, and its slots from its length on hold index
 // kNoIndex (0xFFFFFFFF: -1 as int32) and value pad_value (-inf; +inf under --smallest).
@@ -153,16 +153,18 @@ inline std::vector<uint64_t> ragged_lengths(const std::string& shape, uint64_t r
     return len;
 }
 
-// The values of a ragged batch: row r is mixed's shape (r / 8) % 8, so lengths and shapes vary apart.
+// The values of a ragged batch: for "ragged", row r is mixed's shape (r / 8) % 8, so lengths and
+// shapes vary apart (the battery's all-equal and NaN rows); for "serving", uniform like the other
+// benchmark shapes (an indexer's scores are not all equal).
 template <class T>
-std::vector<T> make_ragged(const std::vector<int64_t>& offsets, uint64_t seed) {
+std::vector<T> make_ragged(const std::vector<int64_t>& offsets, uint64_t seed, bool uniform = false) {
     const uint64_t rows = offsets.size() - 1, n = uint64_t(offsets.back());
     std::vector<T> v(n);
     T* p = v.data();
     course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned) {
         for (size_t r = b; r < e; ++r) {
             const uint64_t len = uint64_t(offsets[r + 1] - offsets[r]);
-            for (uint64_t c = 0; c < len; ++c) p[offsets[r] + c] = T(row_value(int((r / 8) % 8), seed, r, c, len));
+            for (uint64_t c = 0; c < len; ++c) p[offsets[r] + c] = T(row_value(uniform ? 0 : int((r / 8) % 8), seed, r, c, len));
         }
     }, 1);
     return v;
@@ -393,7 +395,7 @@ public:
             max_len_ = std::max(max_len_, len[r]);
             offsets_[r + 1] = offsets_[r] + int64_t(len[r]);
         }
-        if (o.input.empty()) input_ = make_ragged<T>(offsets_, o.seed);
+        if (o.input.empty()) input_ = make_ragged<T>(offsets_, o.seed, s.input == "serving");
         if (uint64_t(offsets_.back()) != input_.size())
             throw course::UsageError("--lengths add up to " + std::to_string(offsets_.back()) + " but the input has " +
                                      std::to_string(input_.size()) + " elements");
