@@ -8,7 +8,7 @@
 // Cost model: CUB's segmented sort picks a warp, a block or a full radix sort per segment by its
 // length; for long rows that is a radix sort reading and writing 8 bytes per element per 8-bit
 // pass, about 16x the bytes the problem must move, whatever k is. Measured (H100): 64 x 128256
-// k 50 in 0.926 ms, 4 x 2^24 k 1024 in 98.8 ms; every shape: README_rows.md. float16/bfloat16:
+// k 50 in 0.9249 ms, 4 x 2^24 k 1024 in 99.078 ms; every shape: README_rows.md. float16/bfloat16:
 // 16-bit keys (half the sort's passes). The library's own row-wise top-k: 00_cub_batched_topk_rows.
 // Build alone:  nvcc -O3 -arch=native -o cub_rows 00_cub_segmented_rows.cu
 // Run:          ./cub_rows --rows 64 --n 128256 --k 50      ./cub_rows --test      ./cub_rows --sweep

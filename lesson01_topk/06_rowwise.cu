@@ -11,8 +11,8 @@
 //      are launches over all rows, histograms summed in global memory, the row's last block picks
 //      the bucket; one collect launch, then a sort of each row's winners.
 // float16/bfloat16: 16-byte loads of 8 values; their 16-bit keys are whole after two digits.
-// Measured (H100, same run): 64 x 128256 k 50 in 0.067 ms (torch.topk 0.183, 2.7x; the segmented
-// sort bar 0.926, 13.7x). Per-shape plans (--plan) and the crossovers: README_rows.md, TUNING.md.
+// Measured (H100, same run): 64 x 128256 k 50 in 0.0637 ms (torch.topk 0.1831, 2.87x; the segmented
+// sort bar 0.9249, 14.52x); 08_sampled_rows reads such rows once. Per-shape plans (--plan) and the crossovers: README_rows.md, TUNING.md.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk06 06_rowwise.cu
 // Run:          ./topk06 --rows 64 --n 128256 --k 50 [--type bfloat16]     ./topk06 --test     --sweep
