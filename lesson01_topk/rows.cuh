@@ -54,14 +54,7 @@ __host__ __device__ __forceinline__ T pad_value(bool smallest) {
     if constexpr (topk::is_half_float<T>) {
         return topk::half_from_bits<T>(uint16_t(topk::half_inf_bits<T>() | (smallest ? 0u : 0x8000u)));
     } else {
-        const uint32_t b = smallest ? 0x7F800000u : 0xFF800000u;
-#ifdef __CUDA_ARCH__
-        return __uint_as_float(b);
-#else
-        float f;
-        std::memcpy(&f, &b, 4);
-        return f;
-#endif
+        return topk::float_from_bits(smallest ? 0x7F800000u : 0xFF800000u);
     }
 }
 
