@@ -114,17 +114,8 @@ private:
 }  // namespace mscan
 
 int main(int argc, char** argv) {
-    course::LessonDef def;
-    def.lesson = "02_scan";
-    def.version = "07_multi_gpu";
-    def.cli.program = def.version;
-    def.cli.summary = "prefix sum (scan) of int32 or float32 across GPUs";
-    def.cli.dists = scan::dists();
-    def.cli.dtypes = {"int32", "float32"};
-    def.cli.param_name = "exclusive";
-    def.cli.param_default = 0;
-    def.cli.param_max = 1;
-    def.cli.n_default = uint64_t(1) << 24;
+    course::LessonDef def = scan::lesson_def("07_multi_gpu", true);   // the lesson's command line
+    def.cli.summary += " across GPUs";
     // The lesson's battery (06's tile), less its 2^31 - 1 case: 06's own battery checks its 64-bit indexing.
     def.battery = [](const course::Options& o) {
         scan::Limits lim;

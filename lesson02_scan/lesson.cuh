@@ -217,19 +217,26 @@ struct Extras {
 
 // The lesson parameter `param` encodes the scan kind in --test/--sweep cases: 0 inclusive,
 // 1 exclusive (in CSV rows it appears as "exclusive=0/1").
-inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32_t> int_fn,
-                      Launcher<float> float_fn = nullptr, Limits limits = {}, Extras extras = {}) {
+// The lesson's command line for `version` (float32 too when with_float): every scan program, on
+// one GPU (run_lesson below) or several (07_multi_gpu), starts from it.
+inline course::LessonDef lesson_def(const char* version, bool with_float, uint64_t max_n = course::kMaxCount) {
     course::LessonDef def;
     def.lesson = "02_scan";
     def.version = version;
     def.cli.program = version;
-    def.cli.summary = "prefix sum (scan) of int32" + std::string(float_fn ? " or float32" : "");
+    def.cli.summary = "prefix sum (scan) of int32" + std::string(with_float ? " or float32" : "");
     def.cli.dists = dists();
-    def.cli.dtypes = float_fn ? std::vector<std::string>{"int32", "float32"} : std::vector<std::string>{"int32"};
+    def.cli.dtypes = with_float ? std::vector<std::string>{"int32", "float32"} : std::vector<std::string>{"int32"};
     def.cli.param_name = "exclusive";
     def.cli.param_default = 0;
     def.cli.param_max = 1;
-    def.cli.n_default = std::min<uint64_t>(uint64_t(1) << 24, limits.max_n);
+    def.cli.n_default = std::min<uint64_t>(uint64_t(1) << 24, max_n);
+    return def;
+}
+
+inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32_t> int_fn,
+                      Launcher<float> float_fn = nullptr, Limits limits = {}, Extras extras = {}) {
+    course::LessonDef def = lesson_def(version, float_fn != nullptr, limits.max_n);
     def.cli.extras = extras.options;
     if (extras.configure) def.validate = extras.configure;
     def.beyond_limit = [limits](const course::Case& c) -> std::string {

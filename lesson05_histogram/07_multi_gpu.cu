@@ -93,22 +93,8 @@ static course::PlanHook plan_hook([](const course::Options&, const course::Case&
 }  // namespace mhist
 
 int main(int argc, char** argv) {
-    course::LessonDef def;
-    def.lesson = "05_histogram";
-    def.version = "07_multi_gpu";
-    def.cli.program = def.version;
+    course::LessonDef def = hist::lesson_def("07_multi_gpu", true);   // the lesson's options, checks and battery
     def.cli.summary = "histogram across GPUs: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins (--type uint32)";
-    def.cli.dists = hist::dists();
-    def.cli.dtypes = {"uint8", "uint32"};
-    def.cli.param_name = "bins";
-    def.cli.param_default = 256;
-    def.cli.param_min = 1;
-    def.cli.param_max = hist::kMaxBins;
-    def.cli.n_default = uint64_t(1) << 24;
-    def.cli.extras = {{"lo", true, "uint32 keys: first key counted (default 0)"},
-                      {"hi", true, "uint32 keys: one past the last key counted, up to 2^32 (default 2^32)"}};
-    def.validate = hist::validate_options;   // lesson.cuh: the same options as every histogram program
-    def.battery = hist::battery;
     // The sweep: bytes at every size (the crossover against one GPU), and 4096-bin keys.
     def.sweep = [](const course::Options&) {
         std::vector<course::Case> cases;

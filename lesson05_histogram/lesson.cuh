@@ -341,15 +341,17 @@ inline void validate_options(const course::Options& o) {
     }
 }
 
-inline int run_lesson(int argc, char** argv, const char* version, Support s) {
+// The lesson's command line, option checks, battery and sweep for `version`: every histogram
+// program, on one GPU (run_lesson below) or several (07_multi_gpu), starts from it. The first type
+// is the default: bytes, unless the version only does keys.
+inline course::LessonDef lesson_def(const char* version, bool bytes_first) {
     course::LessonDef def;
     def.lesson = "05_histogram";
     def.version = version;
     def.cli.program = version;
     def.cli.summary = "histogram: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins over [--lo, --hi) (--type uint32)";
     def.cli.dists = dists();
-    // The first type is the default: bytes, unless the version only does keys.
-    def.cli.dtypes = s.bytes ? std::vector<std::string>{"uint8", "uint32"} : std::vector<std::string>{"uint32", "uint8"};
+    def.cli.dtypes = bytes_first ? std::vector<std::string>{"uint8", "uint32"} : std::vector<std::string>{"uint32", "uint8"};
     def.cli.param_name = "bins";
     def.cli.param_default = 256;
     def.cli.param_min = 1;
@@ -358,6 +360,13 @@ inline int run_lesson(int argc, char** argv, const char* version, Support s) {
     def.cli.extras = {{"lo", true, "uint32 keys: first key counted (default 0)"},
                       {"hi", true, "uint32 keys: one past the last key counted, up to 2^32 (default 2^32)"}};
     def.validate = validate_options;
+    def.battery = battery;
+    def.sweep = sweep;
+    return def;
+}
+
+inline int run_lesson(int argc, char** argv, const char* version, Support s) {
+    course::LessonDef def = lesson_def(version, s.bytes);
     def.beyond_limit = [s](const course::Case& c) -> std::string {
         if (c.dtype == "uint8" && !s.bytes) return "this version has no byte mode (--type uint8)";
         if (c.dtype == "uint32" && !s.keys) return "this version has no key mode (--type uint32)";
@@ -369,8 +378,6 @@ inline int run_lesson(int argc, char** argv, const char* version, Support s) {
                    " (" + s.n_why + ")";
         return "";
     };
-    def.battery = battery;
-    def.sweep = sweep;
     def.make_trial = [s](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
         if (c.dtype == "uint8") return std::make_unique<HistTrial<uint8_t>>(o, c, s);
         return std::make_unique<HistTrial<uint32_t>>(o, c, s);
