@@ -114,6 +114,9 @@ int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     if (smem) by_limits = std::min<int>(by_limits, int(d.smem_per_sm / (smem + 1024)));   // 1 KB a block: the runtime's
     int count = 0;
     if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) return by_limits;
+    // Past 48 KB of dynamic shared memory the query answers 0 until the kernel may use that much:
+    // opt in first (08_sampled_rows planned its first call for one block an SM before this).
+    if (smem > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
     return std::min(per_sm, by_limits);

@@ -48,25 +48,6 @@ struct RowSlots {
     __host__ __device__ P* operator()(int64_t r) const { return base + r * k; }
 };
 
-// Each row's first k sorted columns -> values (exact bits) and columns.
-template <class T>
-__global__ void gather_rows(const T* __restrict__ in, size_t rows, size_t cols, size_t k,
-                            const uint32_t* __restrict__ col_sorted, T* __restrict__ out_vals,
-                            uint32_t* __restrict__ out_idx) {
-    const size_t total = rows * k, stride = size_t(gridDim.x) * blockDim.x;
-    for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < total; j += stride) {
-        const uint32_t c = col_sorted[j];
-        out_idx[j] = c;
-        if (c < cols) out_vals[j] = in[(j / k) * cols + c];
-    }
-}
-
-// offsets[r] = r * k: where row r's k results start, the segments of CUB's segmented sort.
-__global__ void row_offsets(int64_t* offsets, size_t rows, size_t k) {
-    for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += size_t(gridDim.x) * blockDim.x)
-        offsets[r] = int64_t(r * k);
-}
-
 constexpr int64_t kMaxCols = 4096;           // CCCL 3.5: one block a segment, its keys in shared memory
 inline bool& raw() { static bool on = false; return on; }
 
@@ -102,7 +83,7 @@ void batched_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
         K* keys_sorted = course::scratch_as<K>(2, rows * k);
         uint32_t* cols_sorted = course::scratch_as<uint32_t>(3, rows * k);
         int64_t* offsets = course::scratch_as<int64_t>(5, rows + 1);
-        row_offsets<<<course::blocks_for(rows + 1, 256), 256>>>(offsets, rows, k);
+        topk::rows::row_offsets<<<course::blocks_for(rows + 1, 256), 256>>>(offsets, rows, k);
         CUDA_CHECK_LAST();
         size_t bytes = 0;
         CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(nullptr, bytes, keys_out, keys_sorted, cols_out,
@@ -114,7 +95,8 @@ void batched_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
                                                                  offsets, offsets + 1));
         first = cols_sorted;
     }
-    gather_rows<<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, cols, k, first, d_vals, d_idx);
+    topk::rows::gather_sorted_rows<<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, cols, k, k, first, d_vals,
+                                                                                  d_idx);
     CUDA_CHECK_LAST();
 }
 

@@ -31,20 +31,6 @@ __global__ void make_row_keys(const T* __restrict__ in, size_t rows, size_t cols
     for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += stride) offsets[r] = int64_t(r * cols);
 }
 
-// The first k sorted pairs of each row -> values (gathered from the input, exact bits) and columns.
-template <class T>
-__global__ void take_first_per_row(const T* __restrict__ in, size_t rows, size_t cols, size_t k,
-                                   const uint32_t* __restrict__ sorted_cols, T* __restrict__ out_vals,
-                                   uint32_t* __restrict__ out_idx) {
-    const size_t total = rows * k, stride = size_t(gridDim.x) * blockDim.x;
-    for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < total; j += stride) {
-        size_t r = j / k, i = j % k;
-        uint32_t c = sorted_cols[r * cols + i];
-        out_idx[j] = c;
-        out_vals[j] = in[r * cols + c];
-    }
-}
-
 template <class T>
 void cub_rows(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     const size_t n = rows * cols;
@@ -63,7 +49,8 @@ void cub_rows(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, 
     void* temp = course::scratch(5, temp_bytes);
     CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, temp_bytes, keys, keys_out, col_of, cols_out,
                                                              int64_t(n), int64_t(rows), offsets, offsets + 1));
-    take_first_per_row<<<course::blocks_for(rows * k, block * 4), block>>>(d_in, rows, cols, k, cols_out, d_vals, d_idx);
+    topk::rows::gather_sorted_rows<<<course::blocks_for(rows * k, block * 4), block>>>(d_in, rows, cols, k, cols, cols_out,
+                                                                                      d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 

@@ -221,6 +221,28 @@ __device__ __forceinline__ void write_winner(const T* __restrict__ row, uint32_t
     if (c < len) out_vals[slot] = row[c];
 }
 
+// One radix digit of the k-th key, by one block: count by digit d the keys that have the known
+// prefix (`each_key(f)` calls f(key) for every key of the set, spread over the block's threads),
+// then narrow the prefix to the bucket holding the k_rem-th largest (choose_bucket). Updates prefix,
+// pbits, k_rem (and d, when a 16-bit key is whole); returns the bucket's count. The one digit step of
+// B's passes over a row, of finish_row over the candidates and of 08's sample. Barriers inside.
+template <class T, class EachKey>
+__device__ uint32_t narrow(EachKey&& each_key, uint32_t& prefix, int& pbits, int& d, uint32_t& k_rem, uint32_t* hist) {
+    const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
+    for (int i = t; i < bins; i += kBlock) hist[i] = 0;
+    __syncthreads();
+    each_key([&](uint32_t key) {
+        if (has_prefix(key, prefix, pbits)) atomicAdd(&hist[(key >> shift) & (bins - 1)], 1u);
+    });
+    __syncthreads();
+    const Choice c = choose_bucket<kBlock>(hist, bins, k_rem);
+    k_rem -= c.above;
+    prefix = (prefix << (32 - shift - pbits)) | c.bucket;
+    pbits = 32 - shift;
+    if (whole_key<T>(prefix, pbits)) d = 2;   // 16-bit keys: known after 2 digits, no third
+    return c.count;
+}
+
 // The end of a block's select: `ncand` candidates in s_cand share the k-th key's known prefix (pbits
 // bits; digits from d on unknown), sm.nsel winners are already in sm.sel and k_rem are still to take.
 // The remaining digits over the candidates in shared memory, the last filter, then the kk winners
@@ -230,21 +252,9 @@ __device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, ui
                            uint64_t* s_cand, uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem,
                            RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     const int t = threadIdx.x;
-    for (; d < 3; ++d) {
-        const int bins = digit_bins(d), shift = digit_shift(d);
-        for (int i = t; i < bins; i += kBlock) sm.hist[i] = 0;
-        __syncthreads();
-        for (uint32_t i = t; i < ncand; i += kBlock) {
-            uint32_t key = uint32_t(s_cand[i] >> 32);
-            if (has_prefix(key, prefix, pbits)) atomicAdd(&sm.hist[(key >> shift) & (bins - 1)], 1u);
-        }
-        __syncthreads();
-        Choice c = choose_bucket<kBlock>(sm.hist, bins, k_rem);
-        k_rem -= c.above;
-        prefix = (prefix << (32 - shift - pbits)) | c.bucket;
-        pbits = 32 - shift;
-        if (whole_key<T>(prefix, pbits)) d = 2;
-    }
+    for (; d < 3; ++d)
+        narrow<T>([&](auto f) { for (uint32_t i = t; i < ncand; i += kBlock) f(uint32_t(s_cand[i] >> 32)); },
+                  prefix, pbits, d, k_rem, sm.hist);
     if (ncand > 0) {                         // prefix is now the k-th key itself
         for (uint32_t i = t; i < ncand; i += kBlock) {
             uint64_t p = s_cand[i];
@@ -285,44 +295,29 @@ __device__ void write_padding(size_t r, uint32_t k, uint32_t kk, bool smallest, 
     }
 }
 
-// One block selects row r (elements [start, start + len) of `in`): passes over the row, one radix
-// digit each, until the keys sharing the k-th key's prefix fit in s_cand, one more pass to collect
-// them, then finish_row. Writes the row's padding slots [kk, k) too. Call from every thread.
-template <class Reader, class T>
-__device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, size_t r, uint32_t k, bool smallest,
-                          uint32_t cand_cap, uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals,
-                          uint32_t* __restrict__ out_idx) {
+// One block selects the kk largest of a set of `count` (key, column) pairs of row r, which
+// `each(f)` hands over by calling f(key, column) for each, spread over the block's threads: digit
+// passes over the set (narrow) until the keys sharing the k-th key's prefix fit in s_cand (cand_cap),
+// one more pass to collect them, then finish_row (values read from `row` by column). The set is a row
+// (block_row below) or 08's list of a long row's candidates. Contains barriers: call from every thread.
+template <class T, class Each>
+__device__ void select_row(const T* __restrict__ row, uint32_t len, uint32_t count, size_t r, uint32_t k, uint32_t kk,
+                           uint32_t cand_cap,
+                           uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx,
+                           Each&& each) {
     const int t = threadIdx.x;
-    const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
-    write_padding(r, k, kk, smallest, out_vals, out_idx);
-    if (kk == 0) return;
-
-    uint32_t prefix = 0, k_rem = kk, match = len;   // keys with the prefix: `match`; k_rem still to take
+    uint32_t prefix = 0, k_rem = kk, match = count;   // keys with the prefix: `match`; k_rem still to take
     int pbits = 0, d = 0;
-    // 1. Passes over the row, one digit each, until the keys sharing the prefix fit in s_cand
+    // 1. Passes over the set, one digit each, until the keys sharing the prefix fit in s_cand
     //    (cand_cap of them; or the prefix is the whole key: then only the k-th key's ties are left).
-    for (; d < 3 && match > cand_cap; ++d) {
-        const int bins = digit_bins(d), shift = digit_shift(d);
-        for (int i = t; i < bins; i += kBlock) sm.hist[i] = 0;
-        __syncthreads();
-        Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t) {
-            uint32_t key = to_key(x, smallest);
-            if (has_prefix(key, prefix, pbits)) atomicAdd(&sm.hist[(key >> shift) & (bins - 1)], 1u);
-        });
-        __syncthreads();
-        Choice c = choose_bucket<kBlock>(sm.hist, bins, k_rem);
-        k_rem -= c.above;
-        prefix = (prefix << (32 - shift - pbits)) | c.bucket;
-        pbits = 32 - shift;
-        match = c.count;
-        if (whole_key<T>(prefix, pbits)) d = 2;   // 16-bit keys: known after 2 digits, no third pass
-    }
+    for (; d < 3 && match > cand_cap; ++d)
+        match = narrow<T>([&](auto f) { each([&](uint32_t key, uint32_t) { f(key); }); }, prefix, pbits, d, k_rem,
+                          sm.hist);
     // 2. One more pass: keys above the prefix are winners; keys with it are candidates (or, with
     //    the whole key known, ties: the first k_rem to arrive are taken).
     if (t == 0) { sm.nsel = 0; sm.ncand = 0; sm.ties = 0; }
     __syncthreads();
-    Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t c) {
-        uint32_t key = to_key(x, smallest);
+    each([&](uint32_t key, uint32_t c) {
         uint32_t top = pbits == 0 ? 0 : key >> (32 - pbits);
         if (pbits > 0 && top > prefix) sm.sel[atomicAdd(&sm.nsel, 1u)] = pack(key, c);
         else if (top == prefix) {
@@ -335,7 +330,22 @@ __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, 
     });
     __syncthreads();
     // 3. The remaining digits over the candidates in shared memory, the last filter, the sort.
-    finish_row(in + start, len, r, k, kk, s_cand, sm.ncand, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
+    finish_row(row, len, r, k, kk, s_cand, sm.ncand, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
+}
+
+// One block selects row r (elements [start, start + len) of `in`), read through Reader: select_row
+// over the row's keys. Writes the row's padding slots [kk, k) too. Call from every thread.
+template <class Reader, class T>
+__device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, size_t r, uint32_t k, bool smallest,
+                          uint32_t cand_cap, uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals,
+                          uint32_t* __restrict__ out_idx) {
+    const int t = threadIdx.x;
+    const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
+    write_padding(r, k, kk, smallest, out_vals, out_idx);
+    if (kk == 0) return;
+    select_row(in + start, len, len, r, k, kk, cand_cap, s_cand, sm, out_vals, out_idx, [&](auto f) {
+        Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t c) { f(to_key(x, smallest), c); });
+    });
 }
 
 // B: one block per row, radix digits over the row until the k-th key's bucket fits in shared memory.
@@ -365,15 +375,17 @@ struct RowState {
 // to arrive chooses the bucket, updates the row's state and clears the histogram and its ticket for
 // the next pass. Pass 0 knows the state without reading it (no prefix, k to take) and its last block
 // writes all of it: a call needs no initialising launch, since every call leaves the tickets and
-// histograms zeroed (the launcher zeroes fresh scratch once).
+// histograms zeroed (the launcher zeroes fresh scratch once). Rows with skip[r] != 0 are left alone
+// (08_sampled_rows runs M only on the rows its sample missed; 06 passes no skip list).
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
 multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-                 int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
+                 int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist, const uint32_t* __restrict__ skip) {
     __shared__ uint32_t s_hist[kMaxBins];
     __shared__ bool s_last;
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
     const size_t r = blockIdx.x / chunks;
+    if (skip && skip[r]) return;
     const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
     RowState* st = state + r;
     const uint32_t prefix = d == 0 ? 0u : st->prefix;
@@ -414,8 +426,10 @@ multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint3
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
 multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-              RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col) {
+              RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col,
+              const uint32_t* __restrict__ skip) {
     const size_t r = blockIdx.x / chunks;
+    if (skip && skip[r]) return;
     const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
     RowState* st = state + r;
     const uint32_t kth = st->prefix, k_rem = st->k_rem;
@@ -433,9 +447,11 @@ multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t
 template <class T>
 __global__ void __launch_bounds__(kBlock)
 sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t* __restrict__ sel_key,
-             const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+             const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx,
+             const uint32_t* __restrict__ skip) {
     __shared__ uint64_t s[kBlockMaxK];
     const size_t r = blockIdx.x;
+    if (skip && skip[r]) return;
     int m = 1;
     while (m < int(k)) m *= 2;
     for (int i = threadIdx.x; i < m; i += kBlock) s[i] = i < int(k) ? pack(sel_key[r * k + i], sel_col[r * k + i]) : kEmpty;
@@ -446,25 +462,6 @@ sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t
         out_idx[r * k + j] = c;
         if (c < cols) out_vals[r * k + j] = in[r * cols + c];
     }
-}
-
-// M, k > 2048: the winners were sorted by CUB's segmented sort; gather the values.
-template <class T>
-__global__ void write_sorted(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k,
-                             const uint32_t* __restrict__ cols_sorted, T* __restrict__ out_vals,
-                             uint32_t* __restrict__ out_idx) {
-    const size_t total = rows * k, stride = size_t(gridDim.x) * blockDim.x;
-    for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < total; j += stride) {
-        uint32_t c = cols_sorted[j];
-        out_idx[j] = c;
-        if (c < cols) out_vals[j] = in[(j / k) * cols + c];
-    }
-}
-
-// offsets[r] = r * k: the row segments of CUB's segmented sort of M's winners (the k > kBlockMaxK path).
-__global__ void row_offsets(int64_t* offsets, size_t rows, size_t k) {
-    for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += size_t(gridDim.x) * blockDim.x)
-        offsets[r] = int64_t(r * k);
 }
 
 // ---- the launcher: pick W, B or M from the shape ----------------------------------------------------
@@ -521,6 +518,18 @@ inline void block_candidates(RowPlan& p) {
     p.smem = size_t(p.cand) * sizeof(uint64_t);
 }
 
+// M's plan: each row cut into chunks of at least 4096 keys, about 4 blocks an SM in all.
+inline RowPlan plan_multi(size_t rows, size_t cols) {
+    RowPlan p{Path::multi};
+    const size_t want_blocks = 4 * size_t(course::device().sm_count);
+    p.chunks = std::min((cols + 4095) / 4096, std::max<size_t>(1, (want_blocks + rows - 1) / rows));
+    p.chunk = uint32_t(((cols + p.chunks - 1) / p.chunks + 7) / 8 * 8);   // whole 16-byte vectors of any type
+    p.chunks = (cols + p.chunk - 1) / p.chunk;
+    if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
+    p.grid = unsigned(rows * p.chunks);
+    return p;
+}
+
 inline RowPlan plan_rows(size_t rows, size_t cols, size_t k) {
     RowPlan p{choose_path(rows, cols, k)};
     switch (p.path) {
@@ -535,13 +544,19 @@ inline RowPlan plan_rows(size_t rows, size_t cols, size_t k) {
             return p;
         case Path::multi: break;
     }
-    const size_t want_blocks = 4 * size_t(course::device().sm_count);
-    p.chunks = std::min((cols + 4095) / 4096, std::max<size_t>(1, (want_blocks + rows - 1) / rows));
-    p.chunk = uint32_t(((cols + p.chunks - 1) / p.chunks + 7) / 8 * 8);   // whole 16-byte vectors of any type
-    p.chunks = (cols + p.chunk - 1) / p.chunk;
-    if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
-    p.grid = unsigned(rows * p.chunks);
-    return p;
+    return plan_multi(rows, cols);
+}
+
+// M's launches, as --plan prints them.
+inline std::vector<course::KernelPlan> multi_plans(const RowPlan& p, size_t k, const std::string& dtype) {
+    const std::string m = "M: " + std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
+    std::vector<course::KernelPlan> v;
+    const int digits = dtype == "float16" || dtype == "bfloat16" ? 2 : 3;   // as the launcher: whole_key
+    for (int d = 0; d < digits; ++d) v.push_back({"multi_digit_pass", kBlock, 0, 1, 1, m + ", digit " + std::to_string(d)});
+    v.push_back({"multi_collect", kBlock, 0, 1, 1, m});
+    if (k <= size_t(kBlockMaxK)) v.push_back({"sort_winners", kBlock, 0, 1, 1, "a block per row"});
+    else v.push_back({"gather_sorted_rows", 256, 0, 0, 1, "after CUB's segmented sort of the winners"});
+    return v;
 }
 
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
@@ -561,16 +576,54 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
                          " candidates in shared memory"}};
         case Path::multi: break;
     }
-    const std::string m = "M: " + std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
-    std::vector<course::KernelPlan> v;
-    const int digits = c.dtype == "float16" || c.dtype == "bfloat16" ? 2 : 3;   // as the launcher: whole_key
-    for (int d = 0; d < digits; ++d) v.push_back({"multi_digit_pass", kBlock, 0, 1, 1, m + ", digit " + std::to_string(d)});
-    v.push_back({"multi_collect", kBlock, 0, 1, 1, m});
-    if (k <= size_t(kBlockMaxK)) v.push_back({"sort_winners", kBlock, 0, 1, 1, "a block per row"});
-    else v.push_back({"write_sorted", 256, 0, 0, 1, "after CUB's segmented sort of the winners"});
-    return v;
+    return multi_plans(p, k, c.dtype);
 }
 static course::PlanHook plan_hook(kernel_plans);
+
+// M's launches for a plan p of path M; rows with skip[r] != 0 (a device array, or nullptr) are not
+// touched (k <= kBlockMaxK only).
+template <class T, class Reader>
+void multi_topk(const RowPlan& p, const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals,
+                uint32_t* d_idx, const uint32_t* skip) {
+    const uint32_t c32 = uint32_t(cols), k32 = uint32_t(k);
+    const uint32_t chunks = uint32_t(p.chunks);
+    RowState* state = course::scratch_as<RowState>(0, rows);
+    uint32_t* hist = course::scratch_as<uint32_t>(1, rows * kMaxBins);
+    uint32_t* sel_key = course::scratch_as<uint32_t>(2, rows * k);
+    uint32_t* sel_col = course::scratch_as<uint32_t>(3, rows * k);
+    zero_fresh_scratch(0, state, rows * sizeof(RowState));
+    zero_fresh_scratch(1, hist, rows * kMaxBins * sizeof(uint32_t));
+    // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
+    const int digits = topk::is_half_float<T> ? 2 : 3;
+    for (int d = 0; d < digits; ++d) {
+        multi_digit_pass<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, d, state, hist, skip);
+        CUDA_CHECK_LAST();
+    }
+    multi_collect<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, state, sel_key, sel_col,
+                                                 skip);
+    CUDA_CHECK_LAST();
+    if (k <= size_t(kBlockMaxK)) {
+        sort_winners<T><<<unsigned(rows), kBlock>>>(d_in, c32, k32, sel_key, sel_col, d_vals, d_idx, skip);
+        CUDA_CHECK_LAST();
+        return;
+    }
+    // Larger k: ordering the winners is a sort (lesson 04); here the library's segmented sort does it.
+    if (skip) throw std::logic_error("multi_topk: a skip list needs k <= kBlockMaxK");
+    uint32_t* key_out = course::scratch_as<uint32_t>(4, rows * k);
+    uint32_t* col_out = course::scratch_as<uint32_t>(5, rows * k);
+    int64_t* offsets = course::scratch_as<int64_t>(6, rows + 1);
+    topk::rows::row_offsets<<<course::blocks_for(rows + 1, 256), 256>>>(offsets, rows, k);
+    CUDA_CHECK_LAST();
+    size_t temp_bytes = 0;
+    CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(nullptr, temp_bytes, sel_key, key_out, sel_col, col_out,
+                                                             int64_t(rows * k), int64_t(rows), offsets, offsets + 1));
+    void* temp = course::scratch(7, temp_bytes);
+    CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, temp_bytes, sel_key, key_out, sel_col, col_out,
+                                                             int64_t(rows * k), int64_t(rows), offsets, offsets + 1));
+    topk::rows::gather_sorted_rows<T>
+        <<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, cols, k, k, col_out, d_vals, d_idx);
+    CUDA_CHECK_LAST();
+}
 
 template <class T = float, class Reader = AlignedRows>
 void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
@@ -596,40 +649,7 @@ void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
         }
         case Path::multi: break;
     }
-    const uint32_t chunks = uint32_t(p.chunks);
-    RowState* state = course::scratch_as<RowState>(0, rows);
-    uint32_t* hist = course::scratch_as<uint32_t>(1, rows * kMaxBins);
-    uint32_t* sel_key = course::scratch_as<uint32_t>(2, rows * k);
-    uint32_t* sel_col = course::scratch_as<uint32_t>(3, rows * k);
-    zero_fresh_scratch(0, state, rows * sizeof(RowState));
-    zero_fresh_scratch(1, hist, rows * kMaxBins * sizeof(uint32_t));
-    // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
-    const int digits = topk::is_half_float<T> ? 2 : 3;
-    for (int d = 0; d < digits; ++d) {
-        multi_digit_pass<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, d, state, hist);
-        CUDA_CHECK_LAST();
-    }
-    multi_collect<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, state, sel_key, sel_col);
-    CUDA_CHECK_LAST();
-    if (k <= size_t(kBlockMaxK)) {
-        sort_winners<T><<<unsigned(rows), kBlock>>>(d_in, c32, k32, sel_key, sel_col, d_vals, d_idx);
-        CUDA_CHECK_LAST();
-        return;
-    }
-    // Larger k: ordering the winners is a sort (lesson 04); here the library's segmented sort does it.
-    uint32_t* key_out = course::scratch_as<uint32_t>(4, rows * k);
-    uint32_t* col_out = course::scratch_as<uint32_t>(5, rows * k);
-    int64_t* offsets = course::scratch_as<int64_t>(6, rows + 1);
-    row_offsets<<<course::blocks_for(rows + 1, 256), 256>>>(offsets, rows, k);
-    CUDA_CHECK_LAST();
-    size_t temp_bytes = 0;
-    CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(nullptr, temp_bytes, sel_key, key_out, sel_col, col_out,
-                                                             int64_t(rows * k), int64_t(rows), offsets, offsets + 1));
-    void* temp = course::scratch(7, temp_bytes);
-    CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, temp_bytes, sel_key, key_out, sel_col, col_out,
-                                                             int64_t(rows * k), int64_t(rows), offsets, offsets + 1));
-    write_sorted<T><<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, c32, k32, col_out, d_vals, d_idx);
-    CUDA_CHECK_LAST();
+    multi_topk<T, Reader>(p, d_in, rows, cols, k, smallest, d_vals, d_idx, nullptr);
 }
 
 // A ragged batch (rows.cuh): B's kernel, each block reading its row's bounds from the offsets.

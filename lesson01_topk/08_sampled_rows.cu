@@ -20,6 +20,8 @@
 #include "06_rowwise.cu"
 #undef COURSE_NO_MAIN
 
+#include <cooperative_groups.h>
+
 namespace sampled {
 
 using rowwise::kBlock;
@@ -27,7 +29,9 @@ using rowwise::RowSmem;
 using topk::pack;
 using topk::to_key;
 
-constexpr uint32_t kMaxLen = 1u << 20;       // longer rows: the sample would need to grow past 8192 keys
+constexpr uint32_t kShortLen = 1u << 20;     // rows up to this keep their candidates in shared memory
+constexpr uint32_t kListCap = 1u << 17;      // a longer row's candidates: a list of 131072 in global memory
+constexpr uint32_t kMaxLen = 1u << 25;       // longer rows: the threshold would be the 8192 samples' j-th, j < 8
 constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 06's M)
 
 // How many of a row's keys the threshold should let through: 4 kk, kept between a quarter and a
@@ -57,20 +61,11 @@ __device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, ui
     for (uint32_t i = t; i < S; i += kBlock)
         s_sample[i] = to_key(row[uint64_t(i / 32) * len / pieces + i % 32], smallest);
     uint32_t prefix = 0, rem = uint32_t((uint64_t(want) * S + len - 1) / len);
-    for (int d = 0; d < 2; ++d) {            // digits 0 and 1 of 06's three: bits 31..21, 20..10
-        const int shift = rowwise::digit_shift(d);
-        for (int i = t; i < rowwise::kMaxBins; i += kBlock) sm.hist[i] = 0;
-        __syncthreads();
-        for (uint32_t i = t; i < S; i += kBlock) {
-            const uint32_t key = s_sample[i];
-            if (d == 0 || (key >> 21) == prefix) atomicAdd(&sm.hist[(key >> shift) & (rowwise::kMaxBins - 1)], 1u);
-        }
-        __syncthreads();
-        const rowwise::Choice c = rowwise::choose_bucket<kBlock>(sm.hist, rowwise::kMaxBins, rem);
-        rem -= c.above;
-        prefix = (prefix << 11) | c.bucket;
-    }
-    return prefix << 10;
+    int pbits = 0;
+    for (int d = 0; d < 2; ++d)              // digits 0 and 1 of 06's three: bits 31..21, 20..10
+        rowwise::narrow<T>([&](auto f) { for (uint32_t i = t; i < S; i += kBlock) f(s_sample[i]); }, prefix, pbits, d,
+                           rem, sm.hist);
+    return pbits == 32 ? prefix : prefix << 10;   // (16-bit keys are whole after two digits)
 }
 
 // A row's running total of candidates and how many of its blocks are done; the row's last block
@@ -79,15 +74,22 @@ struct Tally { uint32_t count, arrived; };
 
 // Block (row, chunk): the row's threshold from the sample, one pass over its chunk keeping the keys
 // at or above it, the candidates appended to the row's list; the row's last block selects from them.
+// A row longer than kShortLen (with several blocks) aims at about 32768 candidates, which its list in
+// global memory holds (lcap = kListCap) and its last block selects from there (06's select_row); a
+// block whose shared buffer fills spills the rest straight to the list. When `done` is given, a row
+// the sample missed is left to 06's M launches (done[r] = 0) instead of one block's pass over it.
+// kList: the plan has such rows (a second build of the kernel, so that the others' code stays lean).
 // Two blocks an SM where it holds 2048 threads (44 registers without the bound: one block an SM).
-template <class Reader, class T>
+template <class Reader, class T, bool kList>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
-             uint32_t cap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally, uint64_t* __restrict__ g_cand,
-             T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+             uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
+             uint64_t* __restrict__ g_cand, uint32_t* __restrict__ done, T* __restrict__ out_vals,
+             uint32_t* __restrict__ out_idx) {
     __shared__ RowSmem sm;
     __shared__ uint32_t s_base;
     __shared__ bool s_last;
+    __shared__ uint32_t s_full;              // a long row's list is full (set and read atomically)
     extern __shared__ uint64_t s_cand[];     // cap candidates (the sample before them)
     const int t = threadIdx.x;
     const size_t r = blockIdx.x / chunks;
@@ -96,39 +98,53 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     const uint32_t len = offsets ? uint32_t(offsets[r + 1] - offsets[r]) : cols;
     const uint32_t kk = min(k, len);
     const T* row = in + start;
+    const bool long_row = kList && len > kShortLen;
+    uint64_t* list = g_cand + r * lcap;
     if (kk == 0) {                           // an empty row: only padding, written by its first block
         if (part == 0) rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
+        if (part == 0 && done) done[r] = 1;
         return;
     }
+    const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
+    const uint32_t end = topk::rows::chunk_end(len, begin, chunk);
     // 1. The threshold: every key when the whole row fits in the buffer, else from the sample.
+    //    (Prefetching the chunk into L2 meanwhile was slower: 43.7 us against 40.8 on 64 x 131072.)
     const uint32_t tau = len <= cap ? 0u
-                                    : sample_threshold(row, len, wanted(kk, cap), cap, smallest,
+                                    : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap), cap, smallest,
                                                        reinterpret_cast<uint32_t*>(s_cand), sm);
     // 2. One pass over this block's chunk: the elements that pass go to shared memory. The test is a
     //    float comparison with bar_of(tau) (lesson.cuh), not the key transform on every element;
     //    the keys that pass are an upper set of the row's order holding every key >= tau.
-    if (t == 0) sm.ncand = 0;
+    if (t == 0) { sm.ncand = 0; s_full = 0; }
     __syncthreads();
-    const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
-    const uint32_t end = topk::rows::chunk_end(len, begin, chunk);
     auto keep = [&](T x, uint32_t c) {
         const uint32_t i = atomicAdd(&sm.ncand, 1u);
         if (i < cap) s_cand[i] = pack(to_key(x, smallest), c);
+        else if (kList && long_row && !atomicOr(&s_full, 0u)) {   // spill: one atomic a warp on the row's count
+            namespace cg = cooperative_groups;
+            const cg::coalesced_group g = cg::coalesced_threads();
+            uint32_t j = 0;
+            if (g.thread_rank() == 0) j = atomicAdd(&tally[r].count, g.size());
+            j = g.shfl(j, 0) + g.thread_rank();
+            if (j < lcap) list[j] = pack(to_key(x, smallest), c);
+            else atomicExch(&s_full, 1u);    // the row has overflowed: stop spilling
+        }
     };
     const float bar = tau == 0 ? 0.0f : topk::bar_of<T>(tau, smallest);
     if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
     else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::as_float(x) <= bar) keep(x, c); });
     else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (!(topk::as_float(x) < bar)) keep(x, c); });
     __syncthreads();
-    uint32_t n = sm.ncand;
+    // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
+    // is over cap and it falls back); a long row's spilled ones were counted as they went.
+    uint32_t n = long_row ? min(sm.ncand, cap) : sm.ncand;
     // 3. Several blocks a row: each appends its candidates to the row's list in global memory, and
     //    the last to arrive (a ticket, as 06's M) loads the whole list into its shared memory.
     if (chunks > 1) {
-        uint64_t* list = g_cand + r * cap;
         if (t == 0) s_base = atomicAdd(&tally[r].count, n);
         __syncthreads();
         const uint32_t base = s_base;
-        for (uint32_t i = t; i < n && base + i < cap; i += kBlock) list[base + i] = s_cand[i];
+        for (uint32_t i = t; i < n && base + i < lcap; i += kBlock) list[base + i] = s_cand[i];
         __threadfence();                     // our candidates are visible before we say we are done
         __syncthreads();
         if (t == 0) s_last = atomicAdd(&tally[r].arrived, 1u) == chunks - 1;
@@ -141,30 +157,44 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         __syncthreads();                     // every thread has read the tally before it is cleared
         if (t == 0) tally[r] = {0u, 0u};
     }
-    // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk),
-    //    or, when the sample missed, 06's block path over the whole row.
-    if (n >= kk && n <= cap) {
+    // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk):
+    //    from shared memory, or from a long row's list; when the sample missed, 06's M launches
+    //    (`done`) or 06's block path over the whole row.
+    const bool hit = n >= kk && n <= (long_row ? lcap : cap);
+    if (kList && done && t == 0) done[r] = hit;
+    if (hit && n <= cap) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if (t == 0) { sm.nsel = 0; sm.ties = 0; }
         __syncthreads();
         rowwise::finish_row(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
-    } else {
+    } else if (kList && hit) {
+        rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
+        // The list is read 3-4 times from L2 by this one block: 8 loads in flight a thread, not 1
+        // (one at a time, each pass waited ~32 L2 round trips).
+        rowwise::select_row(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, [&](auto f) {
+            constexpr uint32_t U = 8;
+            for (uint32_t i0 = t; i0 < n; i0 += U * kBlock) {
+                uint64_t p[U];
+#pragma unroll
+                for (uint32_t u = 0; u < U; ++u) p[u] = i0 + u * kBlock < n ? __ldcg(&list[i0 + u * kBlock]) : 0;
+#pragma unroll
+                for (uint32_t u = 0; u < U; ++u)
+                    if (i0 + u * kBlock < n) f(uint32_t(p[u] >> 32), topk::packed_index(p[u]));
+            }
+        });
+    } else if (!kList || !done) {
         rowwise::block_row<Reader>(in, start, len, r, k, smallest, cap, s_cand, sm, out_vals, out_idx);
     }
 }
 
 // ---- the plan and the launchers -------------------------------------------------------------------
-// Which rows this version takes: longer than 06's warp path, at most kMaxLen, k <= 2048.
-inline bool takes(size_t cols, size_t k) {
-    return cols > size_t(rowwise::kWarpCols) && cols <= kMaxLen && k <= size_t(rowwise::kBlockMaxK);
-}
-
 // The candidate buffer is 06's (rowwise::block_candidates: 10240 on an H100, 4096 on a T4). Rows are
 // cut into as many chunks as make about one block for every block slot of the GPU (rows x chunks ~
 // SMs x resident blocks), each at least kMinChunk keys: 64 rows of 131072 on 132 SMs of 2 blocks
 // take 4 chunks of 32768; 256 rows take 1 (the block then keeps its candidates in shared memory).
+// Rows longer than kShortLen cut in several chunks get a list of kListCap candidates each (lcap).
 struct Plan {
-    uint32_t cap = 0;
+    uint32_t cap = 0, lcap = 0;
     size_t smem = 0;
     uint32_t chunks = 1, chunk = 0;
     unsigned grid = 0;
@@ -178,14 +208,23 @@ Plan plan_sampled(size_t rows, size_t len) {
     p.cap = b.cand;
     p.smem = b.smem;
     const size_t slots =
-        size_t(course::device().sm_count) * course::resident_blocks(sampled_rows<rowwise::AlignedRows, T>, kBlock, p.smem);
+        size_t(course::device().sm_count) * course::resident_blocks(sampled_rows<rowwise::AlignedRows, T, false>, kBlock, p.smem);
     size_t chunks = std::max<size_t>(1, (slots + rows / 2) / rows);
     chunks = std::min(chunks, std::max<size_t>(1, len / kMinChunk));
     p.chunk = uint32_t(((std::max<size_t>(len, 1) + chunks - 1) / chunks + 7) / 8 * 8);   // whole 16-byte vectors
     p.chunks = uint32_t((std::max<size_t>(len, 1) + p.chunk - 1) / p.chunk);
     if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
     p.grid = unsigned(rows * p.chunks);
+    p.lcap = len > kShortLen && p.chunks > 1 ? kListCap : p.cap;
     return p;
+}
+
+// Which rows this version takes: longer than 06's warp path, k <= 2048, and at most kShortLen long,
+// or at most kMaxLen when few enough rows give each several blocks (else 06's plan).
+template <class T>
+bool takes(size_t rows, size_t cols, size_t k) {
+    if (cols <= size_t(rowwise::kWarpCols) || k > size_t(rowwise::kBlockMaxK) || cols > kMaxLen) return false;
+    return cols <= kShortLen || plan_sampled<T>(rows, cols).chunks > 1;
 }
 
 template <class T, class Reader>
@@ -193,29 +232,42 @@ void launch(const T* d_in, const int64_t* d_offsets, size_t rows, size_t len, si
             uint32_t* d_idx) {
     const Plan p = plan_sampled<T>(rows, len);
     Tally* tally = course::scratch_as<Tally>(8, rows);   // slots 0-7 are 06's
-    uint64_t* g_cand = course::scratch_as<uint64_t>(9, p.chunks > 1 ? rows * p.cap : 1);
+    uint64_t* g_cand = course::scratch_as<uint64_t>(9, p.chunks > 1 ? rows * p.lcap : 1);
+    // Equal long rows: a row the sample missed goes to 06's M launches, which skip the others.
+    uint32_t* done = !d_offsets && p.lcap > p.cap ? course::scratch_as<uint32_t>(10, rows) : nullptr;
     rowwise::zero_fresh_scratch(2, tally, rows * sizeof(Tally));
-    course::allow_dynamic_smem(sampled_rows<Reader, T>, p.smem);
-    sampled_rows<Reader, T><<<p.grid, kBlock, p.smem>>>(d_in, d_offsets, uint32_t(len), uint32_t(k), smallest, p.cap,
-                                                         p.chunks, p.chunk, tally, g_cand, d_vals, d_idx);
-    CUDA_CHECK_LAST();
+    auto run = [&](auto kernel) {
+        course::allow_dynamic_smem(kernel, p.smem);
+        kernel<<<p.grid, kBlock, p.smem>>>(d_in, d_offsets, uint32_t(len), uint32_t(k), smallest, p.cap, p.lcap, p.chunks,
+                                           p.chunk, tally, g_cand, done, d_vals, d_idx);
+        CUDA_CHECK_LAST();
+    };
+    if (p.lcap > p.cap) run(sampled_rows<Reader, T, true>);
+    else run(sampled_rows<Reader, T, false>);
+    if (done) rowwise::multi_topk<T, Reader>(rowwise::plan_multi(rows, len), d_in, rows, len, k, smallest, d_vals, d_idx, done);
 }
 
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
     const topk::rows::Shape s = topk::rows::parse_case(o, c);
     const bool ragged = topk::rows::is_ragged(c.dist) || o.has("lengths");
-    if (!ragged && !takes(s.cols, c.param)) return rowwise::kernel_plans(o, c);
+    if (!ragged && !takes<float>(s.rows, s.cols, c.param)) return rowwise::kernel_plans(o, c);
     const Plan p = plan_sampled<float>(s.rows, s.cols);
-    return {{"sampled_rows", kBlock, p.smem, 1, 1,
-             std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys, " +
-                 std::to_string(p.grid) + " blocks, " + std::to_string(p.cap) + " candidates a row"}};
+    std::vector<course::KernelPlan> v{
+        {"sampled_rows", kBlock, p.smem, 1, 1,
+         std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +
+             " blocks, " + std::to_string(p.lcap > p.cap ? p.lcap : p.cap) +
+             (p.lcap > p.cap ? " candidates a row (a list in global memory)" : " candidates a row")}};
+    if (!ragged && p.lcap > p.cap)           // 06's M, on the rows the sample missed (none: empty launches)
+        for (const course::KernelPlan& m : rowwise::multi_plans(rowwise::plan_multi(s.rows, s.cols), c.param, c.dtype))
+            v.push_back(m);
+    return v;
 }
 static course::PlanHook plan_hook(kernel_plans);
 
 // The row-wise launcher: this version's one pass where it applies, 06's paths elsewhere.
 template <class T = float, class Reader = rowwise::AlignedRows>
 void sampled_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
-    if (!takes(cols, k)) return rowwise::rowwise_topk<T, Reader>(d_in, rows, cols, k, smallest, d_vals, d_idx);
+    if (!takes<T>(rows, cols, k)) return rowwise::rowwise_topk<T, Reader>(d_in, rows, cols, k, smallest, d_vals, d_idx);
     launch<T, Reader>(d_in, nullptr, rows, cols, k, smallest, d_vals, d_idx);
 }
 

@@ -47,6 +47,30 @@ __host__ __device__ __forceinline__ uint32_t chunk_end(uint32_t cols, uint32_t b
     return e < cols ? uint32_t(e) : cols;
 }
 
+// Row r's first k sorted columns -> its k output slots: slot r k + i gets column
+// sorted_cols[r * stride + i] (stride k: a list of k per row; cols: a whole sorted row) and that
+// column's value read from the input, exact bits. A column past the row (a broken version's empty
+// slot) is reported, not read. The last step of every program that sorts columns by key (06's M for
+// k > 2048, the CUB bars).
+template <class T>
+__global__ void gather_sorted_rows(const T* __restrict__ in, size_t rows, size_t cols, size_t k, size_t stride,
+                                   const uint32_t* __restrict__ sorted_cols, T* __restrict__ out_vals,
+                                   uint32_t* __restrict__ out_idx) {
+    const size_t total = rows * k, step = size_t(gridDim.x) * blockDim.x;
+    for (size_t j = blockIdx.x * size_t(blockDim.x) + threadIdx.x; j < total; j += step) {
+        const size_t r = j / k;
+        const uint32_t c = sorted_cols[r * stride + (j - r * k)];
+        out_idx[j] = c;
+        if (c < cols) out_vals[j] = in[r * cols + c];
+    }
+}
+
+// offsets[r] = r * k for r = 0..rows: rows of k as the segments of CUB's segmented sort.
+__global__ void row_offsets(int64_t* offsets, size_t rows, size_t k) {
+    for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += size_t(gridDim.x) * blockDim.x)
+        offsets[r] = int64_t(r * k);
+}
+
 // A ragged row's unused slots (see the header): the checker demands exactly these.
 constexpr uint32_t kNoIndex = 0xFFFFFFFFu;
 template <class T>
@@ -442,7 +466,8 @@ private:
 // ---- the battery and the benchmark -----------------------------------------------------------------
 // Every rows value meets every cols value (up to 2^27 elements; --quick: 2^20) with k in
 // {1, 2, 8, 50, 1024, cols} on "mixed" (eight shapes in one matrix); each shape on its own for
-// 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows; and the benchmark's shapes.
+// 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows; 1 and 3 rows of 2^22 + 5;
+// and the benchmark's shapes.
 struct Bench { uint64_t rows, cols, k; };
 inline std::vector<Bench> bench_shapes() {
     return {{1, 128256, 50}, {64, 128256, 50}, {256, 256000, 1024}, {4096, 256, 8},
@@ -487,10 +512,19 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
                 if (half) { add(r, c, 50, "ragged", "bfloat16"); add(r, c, 2048, "ragged", "float16"); }
             }
         if (!o.quick) {
+            add(8, (uint64_t(1) << 22) + 5, 1024, "ragged");   // rows past 2^20 among short ones
             add(64, 131072, 2048, "serving");
             if (half) add(64, 131072, 2048, "serving", "bfloat16");
         }
     }
+    if (!o.quick)                            // rows past 2^20 (08 keeps their candidates in global memory)
+        for (uint64_t r : {uint64_t(1), uint64_t(3)}) {
+            const uint64_t c = (uint64_t(1) << 22) + 5;
+            for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(2048)}) add(r, c, k, "mixed");
+            for (auto& s : shapes()) add(r, c, 50, s);
+            add(r, c, 33, "mixed/smallest");
+            if (half) add(r, c, 1024, "mixed", "bfloat16");
+        }
     if (!o.quick)
         for (auto& b : bench_shapes()) {
             add(b.rows, b.cols, b.k, "uniform");

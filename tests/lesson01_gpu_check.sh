@@ -2,11 +2,11 @@
 # tests/lesson01_gpu_check.sh A|B — lesson 01's GPU checks for the row-wise serving work (08_sampled_rows,
 # the 16-bit and ragged inputs, CUB's top-k bars), in two calls that each fit a borrowed GPU session
 # (one H100/H200, 16 cores), from the repo root:
-#   A (~6 min): builds the lesson's row-wise programs, the 1-D 05 and the bars, and the old 06 (OLD_REV,
+#   A (~7 min): builds the lesson's row-wise programs, the 1-D 05 and the bars, and the old 06/08 (OLD_REV,
 #               from build/old_l01 or git), host test, 08's and 06's full batteries, the others'
 #               --test --quick, wrong/row_float4 (must exit 1), 08 from compute_75 PTX as a T4, and
 #               compute-sanitizer (memcheck, racecheck, synccheck, initcheck) on 08's and 06's paths.
-#   B (~5 min, the same warm machine): old 06 | 06 | 08 (float32, bfloat16) | CUB's bars | the sort bar
+#   B (~5 min, the same warm machine): old 08 | 06 | 08 | 08's variants (float32, bfloat16) | CUB's bars | the sort bar
 #               on every benchmark shape, two rounds; the ragged serving case; 05 against DeviceTopK;
 #               torch.topk (float32, bfloat16). Rows go to $LOG/l01_bench.csv and $LOG/l01_torch.csv.
 # Without git on the GPU machine, first run here: mkdir -p build/old_l01 && git archive $OLD_REV |
@@ -17,7 +17,7 @@ LOG=${OUT:-logs}   # on a borrowed GPU, $OUT comes back
 mkdir -p "$LOG"
 B=build/lesson01_topk
 OLD=build/old_l01
-OLD_REV=${OLD_REV:-3ca273f}
+OLD_REV=${OLD_REV:-5445239}
 export CCCL_INCLUDE=${CCCL_INCLUDE:-$(python3 -c "import sysconfig;print(sysconfig.get_paths()['purelib'])")/nvidia/cu13/include/cccl}
 step=${1:-A}
 
@@ -28,7 +28,13 @@ if [ "$step" = A ]; then
     $B/00_cub_segmented_rows $B/00_cub_device_topk $B/00_cub_batched_topk_rows $B/wrong/row_float4 \
     $B/exercises/row_warp_select build/tests/lesson01_host 2>&1 | grep -E "error|warning" | head &
   make -j2 BUILD=build_compute_75 ARCH=compute_75 build_compute_75/lesson01_topk/08_sampled_rows > $LOG/l01_t4_build.log 2>&1 &
-  [ -f $OLD/Makefile ] && make -C $OLD -j2 ARCH=90 build/lesson01_topk/06_rowwise build/lesson01_topk/05_radix_select > $LOG/l01_old_build.log 2>&1 &
+  [ -f $OLD/Makefile ] && make -C $OLD -j2 ARCH=90 build/lesson01_topk/06_rowwise build/lesson01_topk/08_sampled_rows > $LOG/l01_old_build.log 2>&1 &
+  # Two one-line variants of 08 for the record (TUNING.md): no L2 prefetch; a floor of cap/8 candidates.
+  mkdir -p build/var
+  ( sed 's/if (len > cap) prefetch_l2(/if (false) prefetch_l2(/' lesson01_topk/08_sampled_rows.cu > lesson01_topk/v_nopf.cu
+    sed 's|max(4 \* kk, cap / 4)|max(4 * kk, cap / 8)|' lesson01_topk/08_sampled_rows.cu > lesson01_topk/v_floor8.cu
+    for v in v_nopf v_floor8; do nvcc -O3 -std=c++17 -arch=sm_90 -Xcompiler -pthread -o build/var/$v lesson01_topk/$v.cu & done
+    wait; rm -f lesson01_topk/v_nopf.cu lesson01_topk/v_floor8.cu ) > $LOG/l01_var_build.log 2>&1 &
   wait
   build/tests/lesson01_host | tail -1
   for p in 08_sampled_rows 06_rowwise; do
@@ -44,26 +50,31 @@ if [ "$step" = A ]; then
   echo "08 from compute_75 PTX as a T4: rc=$? | $(tail -1 $LOG/l01_t4_08.log)"
   for a in "--rows 2 --n 40001 --k 3000" "--rows 3 --n 40001 --k 50 --type bfloat16" "--rows 1 --n 300001 --k 50 --type float16" \
            "--rows 7 --n 128256 --k 256" "--rows 5 --n 65537 --k 33 --dist equal" "--rows 4 --n 200003 --k 2048 --smallest" \
-           "--dist ragged --rows 16 --n 4097 --k 50 --type bfloat16" "--dist serving --rows 4 --n 131072 --k 2048"; do
+           "--dist ragged --rows 16 --n 4097 --k 50 --type bfloat16" "--dist serving --rows 4 --n 131072 --k 2048" \
+           "--rows 2 --n 2097157 --k 50" "--rows 2 --n 2097157 --k 2048 --dist sorted" "--rows 2 --n 2097157 --k 50 --dist equal" \
+           "--rows 3 --n 2097157 --k 1024 --type bfloat16 --smallest" "--dist ragged --rows 4 --n 2097157 --k 1024"; do
     for t in memcheck racecheck; do
       timeout 90 compute-sanitizer --tool $t --error-exitcode 9 $B/08_sampled_rows $a --reps 1 > /dev/null 2>&1
       echo "08_sampled_rows $t [$a] rc=$?"
     done
   done
-  for a in "--rows 7 --n 128256 --k 256" "--rows 5 --n 65537 --k 33 --dist equal" "--dist ragged --rows 16 --n 4097 --k 50"; do
+  for a in "--rows 7 --n 128256 --k 256" "--rows 5 --n 65537 --k 33 --dist equal" "--dist ragged --rows 16 --n 4097 --k 50" \
+           "--rows 2 --n 2097157 --k 50 --dist equal" "--rows 2 --n 2097157 --k 2048 --dist sorted"; do
     for t in synccheck initcheck; do
       timeout 90 compute-sanitizer --tool $t --error-exitcode 9 $B/08_sampled_rows $a --reps 1 > /dev/null 2>&1
       echo "08_sampled_rows $t [$a] rc=$?"
     done
-    timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 $B/06_rowwise $a --reps 1 > /dev/null 2>&1
-    echo "06_rowwise racecheck [$a] rc=$?"
+    for t in memcheck racecheck; do
+      timeout 90 compute-sanitizer --tool $t --error-exitcode 9 $B/06_rowwise $a --reps 1 > /dev/null 2>&1
+      echo "06_rowwise $t [$a] rc=$?"
+    done
   done
   exit 0
 fi
 
 make -j14 ARCH=90 CCCL_INCLUDE="$CCCL_INCLUDE" $B/05_radix_select $B/06_rowwise $B/08_sampled_rows $B/00_cub_segmented_rows \
   $B/00_cub_device_topk $B/00_cub_batched_topk_rows 2>&1 | grep -E "error|warning" | head   # nothing to do after A
-[ -x $OLD/build/lesson01_topk/06_rowwise ] || make -C $OLD -j4 ARCH=90 build/lesson01_topk/06_rowwise > /dev/null 2>&1
+[ -x $OLD/build/lesson01_topk/08_sampled_rows ] || make -C $OLD -j4 ARCH=90 build/lesson01_topk/08_sampled_rows > /dev/null 2>&1
 O=$OLD/build/lesson01_topk
 C=$LOG/l01_bench.csv
 for s in "1 128256 50" "64 128256 50" "256 256000 1024" "4096 256 8" "16384 128 8" "65536 64 2" "4 16777216 1024" \
@@ -71,9 +82,10 @@ for s in "1 128256 50" "64 128256 50" "256 256000 1024" "4096 256 8" "16384 128 
   set -- $s
   for round in 1 2; do
     for t in float32 bfloat16; do
-      [ -x $O/06_rowwise ] && $O/06_rowwise --rows $1 --n $2 --k $3 --type $t | tail -1 | sed 's/^/OLD /'
+      [ -x $O/08_sampled_rows ] && $O/08_sampled_rows --rows $1 --n $2 --k $3 --type $t | tail -1 | sed 's/^/OLD /'
       $B/06_rowwise --rows $1 --n $2 --k $3 --type $t --csv $C | tail -1
       $B/08_sampled_rows --rows $1 --n $2 --k $3 --type $t --csv $C | tail -1
+      for v in v_nopf v_floor8; do [ -x build/var/$v ] && build/var/$v --rows $1 --n $2 --k $3 --type $t | tail -1 | sed "s/^/$v /"; done
     done
   done
   if [ $2 -le 4096 ]; then
@@ -84,7 +96,7 @@ for s in "1 128256 50" "64 128256 50" "256 256000 1024" "4096 256 8" "16384 128 
 done
 for t in float32 bfloat16; do
   for d in serving ragged; do
-    [ -x $O/06_rowwise ] && $O/06_rowwise --dist $d --rows 64 --n 131072 --k 2048 --type $t | tail -1 | sed 's/^/OLD /'
+    [ -x $O/08_sampled_rows ] && $O/08_sampled_rows --dist $d --rows 64 --n 131072 --k 2048 --type $t | tail -1 | sed 's/^/OLD /'
     $B/06_rowwise --dist $d --rows 64 --n 131072 --k 2048 --type $t --csv $C | tail -1
     $B/08_sampled_rows --dist $d --rows 64 --n 131072 --k 2048 --type $t --csv $C | tail -1
   done
