@@ -373,6 +373,7 @@ void sort_pairs(const uint32_t* kin, const uint32_t* vin, uint32_t* kout, uint32
     merge_path_sort<uint32_t, true>(kin, vin, kout, vout, n);
 }
 
+#ifndef COURSE_NO_MAIN   // 11_merge_multi_gpu.cu includes this file for its merge kernels
 int main(int argc, char** argv) {
     sorting::Sorter s;
     s.u32 = sort_keys<uint32_t>;
@@ -382,3 +383,4 @@ int main(int argc, char** argv) {
     s.pairs = sort_pairs;
     return sorting::run_lesson(argc, argv, "05_merge_path", s);
 }
+#endif

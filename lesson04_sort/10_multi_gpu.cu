@@ -16,13 +16,8 @@
 // Why faster than 08: the local sort handles n/P keys; the partition costs ~1.5 radix passes and
 // the exchange ~n/P keys over NVLink. Limits: one GPU's receive stays below 08's 2^30 keys, so n
 // up to ~0.8 x P x 2^30 (the sampling margin), and at most 8 GPUs.
-#define COURSE_NO_MAIN
-#include "08_radix_onesweep.cu"
-#undef COURSE_NO_MAIN
-#include "lesson.cuh"
+#include "multi_gpu_sort.cuh"   // 08's launcher, the job's input/output/check, main's scaffolding
 #include "../lesson02_scan/scan.cuh"
-#include "../common/multi_gpu.cuh"
-#include "splitters.cuh"
 
 namespace msort {
 
@@ -120,31 +115,21 @@ scatter_buckets(const K* keys, const uint32_t* vals, size_t count, uint64_t firs
     }
 }
 
-// One GPU's share of the sort: its slice of the input in, its slice of the sorted output out.
+// One GPU's share of the sort: its slice of the input in, its slice of the sorted output out
+// (ShardJob, multi_gpu_sort.cuh, holds both and the check).
 template <class K, bool kPairs>
-class SortJob : public mgpu::Job {
+class SortJob : public ShardJob<K, kPairs> {
+    using Base = ShardJob<K, kPairs>;
+    using Base::mine_, Base::d_keys_, Base::d_vals_, Base::d_out_keys_, Base::d_out_vals_, Base::out_count_;
 public:
-    SortJob(const course::Options& o, const course::Case& c) {
+    SortJob(const course::Options& o, const course::Case& c) : Base(o, c) {
         mgpu::Team& t = mgpu::team();
-        course::require_host_memory((kPairs ? 12.0 : 2.0 * sizeof(K)) * c.n);
-        input_ = sorting::make_input<K>(c.n, c.dist, o.seed);
-        n = c.n;
-        bytes = kPairs ? 16.0 * n : 2.0 * sizeof(K) * n;
-        if (kPairs && n > 0xFFFFFFFFull) throw course::SkipCase("pairs carry uint32 indices: n must be < 2^32");
-        mine_ = mgpu::slice_of(n, t.rank, t.size);
-        size_t cap = std::max<size_t>(size_t(kReceiveSlack * double(n) / t.size) + 1, 1 << 16);
+        size_t cap = std::max<size_t>(size_t(kReceiveSlack * double(this->n) / t.size) + 1, 1 << 16);
         double per = sizeof(K) + (kPairs ? 4.0 : 0.0);
         course::require_device_memory(per * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
-        d_keys_ = course::DeviceArray<K>(mine_.count);
-        d_keys_.upload(input_.data() + mine_.begin, mine_.count);
+        this->upload_shard();
         d_part_keys_ = course::DeviceArray<K>(mine_.count);
-        if constexpr (kPairs) {
-            std::vector<uint32_t> v(mine_.count);
-            for (size_t i = 0; i < mine_.count; ++i) v[i] = uint32_t(mine_.begin + i);
-            d_vals_ = course::DeviceArray<uint32_t>(mine_.count);
-            d_vals_.upload(v);
-            d_part_vals_ = course::DeviceArray<uint32_t>(mine_.count);
-        }
+        if constexpr (kPairs) d_part_vals_ = course::DeviceArray<uint32_t>(mine_.count);
         grow(cap);
         tiles_ = (mine_.count + kPartTile - 1) / kPartTile;
         d_counts_ = course::DeviceArray<uint32_t>(std::max<size_t>(size_t(t.size) * tiles_, 1));
@@ -153,16 +138,17 @@ public:
         d_all_samples_ = course::DeviceArray<Sample>(size_t(kSamples) * t.size);
         d_sizes_ = course::DeviceArray<uint64_t>(t.size);
         d_matrix_ = course::DeviceArray<uint64_t>(size_t(t.size) * t.size);
-        steps.name({"splitters", "partition", "exchange", "sort"});
+        this->steps.name({"splitters", "partition", "exchange", "sort"});
         CUDA_CHECK(cudaStreamCreateWithFlags(&side_, cudaStreamNonBlocking));
         CUDA_CHECK(cudaEventCreateWithFlags(&partitioned_, cudaEventDisableTiming));
         CUDA_CHECK(cudaEventCreateWithFlags(&kept_, cudaEventDisableTiming));
-        link_bytes.assign(4, 0.0);
+        this->link_bytes.assign(4, 0.0);
     }
 
     void run() override {
         mgpu::Team& t = mgpu::team();
         const int P = t.size, me = t.rank;
+        mgpu::Steps& steps = this->steps;
         steps.begin();
         // 1. splitters: sample, all-gather, sort on the host, pick P-1.
         take_samples<K><<<kSamples / 256, 256>>>(d_keys_.data(), mine_.count, mine_.begin, d_samples_.data());
@@ -208,8 +194,8 @@ public:
             std::exit(course::kExitUsage);
         }
         grow(received);
-        received_ = received;
-        link_bytes[2] = double(sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
+        out_count_ = received;
+        this->link_bytes[2] = double(sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
         // The bucket this GPU keeps is a local copy, on a side stream so that it runs while the
         // links carry the others (after the group it would add its time to the exchange).
         const size_t own = m[size_t(me) * P + me];
@@ -251,42 +237,18 @@ public:
         cudaEventDestroy(kept_);
     }
 
-    void poison() override {
-        d_out_keys_.poison();
-        if constexpr (kPairs) d_out_vals_.poison();
-    }
-
-    // Rank 0 gathers every GPU's sorted slice, in GPU order: one array, checked like 08's output.
-    course::CheckResult check() override {
-        std::vector<K> keys = mgpu::gather_to_lead(d_out_keys_.data(), received_);
-        std::vector<uint32_t> vals;
-        if constexpr (kPairs) vals = mgpu::gather_to_lead(d_out_vals_.data(), received_);
-        course::CheckResult r;
-        if (mgpu::team().lead()) {
-            if constexpr (kPairs) r = sorting::check_pairs(input_, keys, vals);
-            else r = sorting::check_keys(input_, keys, ref_);
-        }
-        return mgpu::agree(r);
-    }
-
 private:
     static size_t onesweep_limit() { return (size_t(1) << 30) - 1; }
     void grow(size_t cap) {   // receive and output buffers (and 08's scratch grows by itself)
         if (cap <= cap_) return;
         cap_ = cap;
         d_recv_keys_ = course::DeviceArray<K>(cap);
-        d_out_keys_ = course::DeviceArray<K>(cap);
-        if constexpr (kPairs) {
-            d_recv_vals_ = course::DeviceArray<uint32_t>(cap);
-            d_out_vals_ = course::DeviceArray<uint32_t>(cap);
-        }
+        if constexpr (kPairs) d_recv_vals_ = course::DeviceArray<uint32_t>(cap);
+        this->grow_output(cap);
     }
-    std::vector<K> input_;
-    sorting::KeysReference<K> ref_;
-    mgpu::Slice mine_;
-    size_t tiles_ = 0, cap_ = 0, received_ = 0;
-    course::DeviceArray<K> d_keys_, d_part_keys_, d_recv_keys_, d_out_keys_;
-    course::DeviceArray<uint32_t> d_vals_, d_part_vals_, d_recv_vals_, d_out_vals_, d_counts_, d_starts_;
+    size_t tiles_ = 0, cap_ = 0;
+    course::DeviceArray<K> d_part_keys_, d_recv_keys_;
+    course::DeviceArray<uint32_t> d_part_vals_, d_recv_vals_, d_counts_, d_starts_;
     course::DeviceArray<Sample> d_samples_, d_all_samples_;
     cudaStream_t side_ = nullptr;                  // the kept bucket's copy, beside the exchange
     cudaEvent_t partitioned_ = nullptr, kept_ = nullptr;
@@ -295,47 +257,12 @@ private:
 
 }  // namespace msort
 
+// A GPU receives about n/P keys (up to kReceiveSlack more): it must stay below 08's 2^30.
 int main(int argc, char** argv) {
-    sorting::Sorter offered = radix::sorter_for<onesweep::Sort<>>();   // 08's types: the battery's list
-    course::LessonDef def;
-    def.lesson = "04_sort";
-    def.version = "10_multi_gpu";
-    def.cli.program = def.version;
-    def.cli.summary = "sort keys ascending across GPUs (" + course::join(sorting::offered_types(offered), ", ") + ")";
-    def.cli.dists = sorting::dists();
-    def.cli.dtypes = sorting::offered_types(offered);
-    def.cli.n_default = uint64_t(1) << 24;
-    // The battery: the lesson's, plus the skewed shapes at sizes where splitting matters.
-    def.battery = [offered](const course::Options& o) {
-        std::vector<course::Case> cases = sorting::battery(offered, o);
-        for (const char* t : {"uint32", "pairs"})
-            for (const char* d : {"equal", "few", "sorted", "reversed"}) cases.push_back({uint64_t(1) << 20, d, 0, t});
-        if (!o.quick) cases.push_back({uint64_t(1) << 24, "equal", 0, "pairs"});
-        return cases;
-    };
-    def.sweep = [](const course::Options& o) {
-        std::vector<course::Case> cases;
-        for (uint64_t n : course::sweep_sizes(uint64_t(1) << 30))
-            for (const char* t : {"uint32", "pairs"}) cases.push_back({n, o.dist, 0, t});
-        cases.push_back({uint64_t(1) << 29, o.dist, 0, "uint32"});
-        cases.push_back({uint64_t(1) << 29, o.dist, 0, "pairs"});
-        return cases;
-    };
-    // A GPU receives about n/P keys (up to kReceiveSlack more): it must stay below 08's 2^30.
-    def.beyond_limit = [](const course::Case& c) -> std::string {
-        int P = mgpu::team().size;
-        double most = msort::kReceiveSlack * double(c.n) / P;
-        if (P > msort::kMaxGpus) return "at most " + std::to_string(msort::kMaxGpus) + " GPUs";
+    return msort::run_sort_program<msort::SortJob>(argc, argv, "10_multi_gpu", [](uint64_t n, int P) -> std::string {
+        double most = msort::kReceiveSlack * double(n) / P;
         if (most < double((uint64_t(1) << 30) - 1)) return "";
-        return "n=" + std::to_string(c.n) + " on " + std::to_string(P) + " GPUs: a GPU may receive " +
+        return "n=" + std::to_string(n) + " on " + std::to_string(P) + " GPUs: a GPU may receive " +
                std::to_string(uint64_t(most)) + " keys, beyond the one-GPU sort's 2^30 - 1 (use more GPUs)";
-    };
-    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-        if (c.dtype == "uint32") return std::make_unique<msort::SortJob<uint32_t, false>>(o, c);
-        if (c.dtype == "int32") return std::make_unique<msort::SortJob<int32_t, false>>(o, c);
-        if (c.dtype == "float32") return std::make_unique<msort::SortJob<float, false>>(o, c);
-        if (c.dtype == "uint64") return std::make_unique<msort::SortJob<uint64_t, false>>(o, c);
-        if (c.dtype == "pairs") return std::make_unique<msort::SortJob<uint32_t, true>>(o, c);
-        throw course::UsageError("this version does not offer --type " + c.dtype);
     });
 }

@@ -1,9 +1,13 @@
-// lesson04_sort/splitters.cuh — the arithmetic of 10_multi_gpu's partition, in a header without
-// NCCL so that tests/lesson_multi_gpu_host.cu replays it on the host: where a GPU samples, how P-1
-// splitters are chosen from every GPU's samples, and which bucket (= destination GPU) a key goes to.
+// lesson04_sort/splitters.cuh — the splitter arithmetic of the multi-GPU sorts, in a header without
+// NCCL so that tests/lesson_multi_gpu_host.cu replays it on the host.
+//   10_multi_gpu (partition first): where a GPU samples its unsorted shard, how P-1 splitters are
+//     chosen from every GPU's samples, and which bucket (= destination GPU) a key goes to.
+//   11_merge_multi_gpu (sort first): regular samples of each SORTED shard, every sample's rank in
+//     the merged order of all samples (the splitters are the samples at ranks j x M / P), and the
+//     cut of a sorted shard at a splitter (a binary search).
 //
-// Keys are ordered by (code, input position): a total order even when keys repeat, so equal keys
-// are split between GPUs by position and all-equal input still gives every GPU ~n/P keys.
+// Keys are ordered by (code, a position): a total order even when keys repeat, so equal keys are
+// split between GPUs by position and all-equal input still gives every GPU ~n/P keys.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -19,7 +23,7 @@ constexpr double kReceiveSlack = 1.25;
 
 // One sample: a key's order code and its input position.
 struct Sample { uint64_t code, pos; };
-inline bool sample_less(const Sample& a, const Sample& b) { return a.code != b.code ? a.code < b.code : a.pos < b.pos; }
+__host__ __device__ inline bool sample_less(const Sample& a, const Sample& b) { return a.code != b.code ? a.code < b.code : a.pos < b.pos; }
 
 // P-1 splitters in (code, position) order; passed by value as a kernel argument.
 struct Splitters {
@@ -72,6 +76,68 @@ inline Splitters choose_splitters(const std::vector<Sample>& all, int gpus) {
         s.pos[j - 1] = v.pos;
     }
     return s;
+}
+
+// ---- 11: sort first, then split (parallel sorting by regular sampling, PSRS) -------------------
+//
+// Each GPU g has sorted its shard (input positions [first_g, first_g + count_g), 08's stable sort).
+// An element is named by (code, g, i): its key's code, its GPU, its index in the sorted shard.
+// Among equal codes that order IS the input order (08 is stable and the shards are input slices in
+// rank order), and it is a total order, so equal keys can be cut anywhere. It travels as one
+// number, pos = first_g + i: shards are consecutive slices, so for equal codes
+//     pos < pos*   iff   g < r*, or g == r* and i < i*
+// and Sample and sample_less above serve as they are.
+
+// Where GPU g takes sample s (0 <= s < kSamples) of its sorted shard of `count` keys: the middle of
+// the s-th of kSamples equal parts. Every sample then stands for count / kSamples keys.
+__host__ __device__ inline uint64_t regular_sample_index(uint64_t count, int s) {
+    return (2 * uint64_t(s) + 1) * count / (2 * uint64_t(kSamples));
+}
+
+// Sample x (of GPU g) against the sorted samples `list` of GPU h != g: how many of them come before
+// x in the merge of all samples. A list of a lower rank wins ties (its equal samples come first), so
+// the ranks of all samples are 0, 1, ..., M-1 with none repeated, even where a small shard was
+// sampled twice at one index. Empty shards' samples (kNoSample) are above every real one.
+template <class List>
+__host__ __device__ inline uint32_t samples_before(const List& list, const Sample& x, bool lower_rank) {
+    int lo = 0, hi = kSamples;
+    while (lo < hi) {   // the first list entry that comes after x
+        const int mid = (lo + hi) / 2;
+        const Sample& y = list[mid];
+        const bool before = lower_rank ? !sample_less(x, y) : sample_less(y, x);
+        if (before) lo = mid + 1; else hi = mid;
+    }
+    return uint32_t(lo);
+}
+
+// Splitter j (1 <= j < P) is the sample of merged rank j x M / P, M = the real samples (kSamples for
+// every non-empty shard): P - 1 evenly spaced ranks of the merged samples.
+__host__ __device__ inline uint64_t splitter_rank(int j, uint64_t real_samples, int gpus) {
+    return uint64_t(j) * real_samples / uint64_t(gpus);
+}
+
+// How many keys of a sorted shard go before splitter (code*, pos*): the first index i whose
+// (code(i), first + i) is not below it. Keys below code* go before; keys equal to code* go before
+// iff first + i < pos* (the rule above). code_at(i) returns the ordered code of the i-th key.
+template <class CodeAt>
+__host__ __device__ inline uint64_t cut_of(const CodeAt& code_at, uint64_t count, uint64_t first, const Sample& sp) {
+    uint64_t lo = 0, hi = count;
+    while (lo < hi) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        const uint64_t c = code_at(mid);
+        if (c < sp.code || (c == sp.code && first + mid < sp.pos)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// The most keys one GPU can receive. A splitter's merged rank fixes, in every shard h, the number
+// of h's samples below it; each sample stands for count_h / kSamples keys, so the splitter's place
+// in the whole order is off its target by less than one sample's worth per shard (rounding: +2).
+// Two splitters, P shards: a GPU receives at most ceil(n/P) + P x ceil(n/P) / kSamples + 2 keys,
+// whatever the keys are (equal keys included). tests/lesson_multi_gpu_host.cu checks it.
+inline uint64_t psrs_receive_bound(uint64_t n, int gpus) {
+    const uint64_t most = (n + uint64_t(gpus) - 1) / uint64_t(gpus);
+    return most + (uint64_t(gpus) * most + kSamples - 1) / kSamples + 2;
 }
 
 }  // namespace msort

@@ -1,12 +1,20 @@
-// tests/lesson_multi_gpu_host.cu — host-only tests of the multi-GPU sort's decomposition (no GPU,
-// no NCCL): the slices (common/slices.h), and lesson04_sort/splitters.cuh replayed on the CPU for
-// P = 1..8 simulated GPUs: every GPU samples its slice, the splitters are chosen from all samples,
-// every key gets its bucket, GPU q "receives" its bucket from every source in source order and
-// sorts it stably; the concatenation must pass the lesson's pairs checker (sorted, stable, a
-// permutation), and from 10^5 keys up no bucket may exceed kReceiveSlack x n/P, equal keys
-// included. Planted bugs must fail: splitters on the key alone (equal keys pile onto one GPU),
-// splitters from one GPU's samples (sorted input piles onto the last GPU), bucket q sent to GPU
-// P-1-q (not sorted), sources received in reverse order (unstable).
+// tests/lesson_multi_gpu_host.cu — host-only tests of the multi-GPU sorts' decompositions (no GPU,
+// no NCCL): the slices (common/slices.h) and lesson04_sort/splitters.cuh replayed on the CPU for
+// P = 1..8 simulated GPUs.
+//   10 (partition first): every GPU samples its slice, the splitters are chosen from all samples,
+//   every key gets its bucket, GPU q "receives" its bucket from every source in source order and
+//   sorts it stably; the concatenation must pass the lesson's pairs checker (sorted, stable, a
+//   permutation), and from 10^5 keys up no bucket may exceed kReceiveSlack x n/P, equal keys
+//   included. Planted bugs must fail: splitters on the key alone (equal keys pile onto one GPU),
+//   splitters from one GPU's samples (sorted input piles onto the last GPU), bucket q sent to GPU
+//   P-1-q (not sorted), sources received in reverse order (unstable).
+//   11 (sort first): every GPU sorts its slice stably, takes regular samples, ranks all samples as
+//   the rank kernel does, cuts its sorted slice at the splitters; GPU q merges the runs it receives
+//   in 11's rounds. The cuts must be monotone and partition every slice, each GPU must hold exactly
+//   the next contiguous range of the stable global order, and no GPU more than psrs_receive_bound.
+//   Planted bugs must fail: ties cut by the index alone (rank ignored), the rank compared off by
+//   one (g + 1 < r*), the merge taking ties from the higher source rank. A splitter's own key put
+//   on the lower side (i <= i*) must pass: it is only another cut point of the same total order.
 //
 //   make build/tests/lesson_multi_gpu_host && build/tests/lesson_multi_gpu_host
 #include <cstdio>
@@ -128,10 +136,202 @@ static void test_planted() {
            double(d.largest) <= msort::kReceiveSlack * double(equal.size()) / 4);
 }
 
+// ---- 11_merge_multi_gpu: sort first, regular samples, cuts, merge -----------------------------
+
+enum class Tie { right, index_only, rank_off_by_one, splitter_below, merge_ties_to_higher_rank };
+
+struct PsrsOutcome {
+    std::string error;    // empty when every check passed
+    size_t largest = 0;   // the most keys one GPU receives
+};
+
+// The first i in [0, count) with !before(i) (before is true on a prefix): the cut kernel's search.
+template <class Before>
+static size_t first_not_before(size_t count, Before before) {
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (before(mid)) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// A sorted slice's codes for cut_of (a callable of the kind the kernel passes, host memory here).
+struct HostCodes {
+    const uint32_t* keys;
+    __host__ __device__ uint64_t operator()(uint64_t i) const { return keys[i]; }
+};
+
+// 11 on the CPU for uint32 keys. `order` is the stable global order (input positions sorted by key).
+static PsrsOutcome simulate_psrs(const std::vector<uint32_t>& keys, const std::vector<uint32_t>& order, int P, Tie tie) {
+    using msort::Sample;
+    const size_t n = keys.size();
+    const int S = msort::kSamples;
+    // 1. each GPU's slice, sorted stably: shard[g][i] = the input position of its i-th smallest key
+    std::vector<mgpu::Slice> sl(P);
+    std::vector<std::vector<uint32_t>> shard(P);
+    for (int g = 0; g < P; ++g) {
+        sl[g] = mgpu::slice_of(n, g, P);
+        for (size_t i = 0; i < sl[g].count; ++i) shard[g].push_back(uint32_t(sl[g].begin + i));
+        std::stable_sort(shard[g].begin(), shard[g].end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    }
+    // 2a. regular samples (take_regular_samples), 2b. their ranks and the splitters (pick_splitters)
+    std::vector<Sample> all;
+    uint64_t real = 0;
+    for (int g = 0; g < P; ++g) {
+        real += sl[g].count ? S : 0;
+        for (int s = 0; s < S; ++s) {
+            if (!sl[g].count) { all.push_back({msort::kNoSample, msort::kNoSample}); continue; }
+            uint64_t i = msort::regular_sample_index(sl[g].count, s);
+            all.push_back({keys[shard[g][i]], sl[g].begin + i});
+        }
+    }
+    std::vector<Sample> sp(P > 1 ? P - 1 : 0);
+    std::vector<int> hits(sp.size(), 0);
+    for (int g = 0; g < P; ++g)
+        for (int s = 0; s < S; ++s) {
+            const Sample x = all[size_t(g) * S + s];
+            if (x.pos == msort::kNoSample) continue;
+            uint64_t rank = uint64_t(s);
+            for (int h = 0; h < P; ++h)
+                if (h != g) rank += msort::samples_before(all.data() + size_t(h) * S, x, h < g);
+            for (int j = 1; j < P; ++j)
+                if (rank == msort::splitter_rank(j, real, P)) { sp[j - 1] = x; ++hits[j - 1]; }
+        }
+    PsrsOutcome o;
+    for (size_t j = 0; j < sp.size() && real; ++j)
+        if (hits[j] != 1) return {"splitter " + std::to_string(j + 1) + " picked " + std::to_string(hits[j]) + " times", 0};
+    // 2c. the cuts (cut_runs); the planted rules in the (key, rank, index) form of splitters.cuh
+    std::vector<std::vector<size_t>> cut(P, std::vector<size_t>(P + 1, 0));
+    for (int g = 0; g < P; ++g) {
+        const size_t c = sl[g].count;
+        cut[g][P] = c;
+        std::vector<uint32_t> sorted_keys(c);
+        for (size_t i = 0; i < c; ++i) sorted_keys[i] = keys[shard[g][i]];
+        for (int j = 1; j < P; ++j) {
+            if (c == 0) continue;
+            const Sample z = sp[j - 1];
+            int r = 0;   // the splitter's GPU r and index zi: pos = first_r + zi
+            while (!(sl[r].count && z.pos >= sl[r].begin && z.pos < sl[r].begin + sl[r].count)) ++r;
+            const uint64_t zi = z.pos - sl[r].begin;
+            auto code = [&](size_t i) { return uint64_t(keys[shard[g][i]]); };
+            auto before = [&](size_t i) {
+                if (code(i) != z.code) return code(i) < z.code;
+                switch (tie) {
+                    case Tie::index_only: return i < zi;
+                    case Tie::rank_off_by_one: return g + 1 < r || (g == r && i < zi);
+                    case Tie::splitter_below: return g < r || (g == r && i <= zi);
+                    default: return g < r || (g == r && i < zi);
+                }
+            };
+            if (tie == Tie::right || tie == Tie::merge_ties_to_higher_rank)
+                cut[g][j] = msort::cut_of(HostCodes{sorted_keys.data()}, c, sl[g].begin, z);
+            else
+                cut[g][j] = first_not_before(c, before);
+            if ((tie == Tie::right || tie == Tie::merge_ties_to_higher_rank) && cut[g][j] != first_not_before(c, before))
+                return {"cut_of disagrees with the (key, rank, index) rule on GPU " + std::to_string(g), 0};
+        }
+    }
+    for (int g = 0; g < P; ++g)
+        for (int j = 1; j <= P; ++j)
+            if (cut[g][j - 1] > cut[g][j])
+                return {"cuts of GPU " + std::to_string(g) + " not monotone at splitter " + std::to_string(j), 0};
+    // 3-4. GPU q receives run q of every GPU, in source order, and merges neighbours in rounds.
+    size_t at = 0;
+    const uint64_t bound = msort::psrs_receive_bound(n, P);
+    for (int q = 0; q < P; ++q) {
+        std::vector<std::vector<uint32_t>> runs;
+        for (int g = 0; g < P; ++g) runs.emplace_back(shard[g].begin() + cut[g][q], shard[g].begin() + cut[g][q + 1]);
+        while (runs.size() > 1) {
+            std::vector<std::vector<uint32_t>> next;
+            for (size_t i = 0; i + 1 < runs.size(); i += 2) {
+                std::vector<uint32_t> m(runs[i].size() + runs[i + 1].size());
+                auto less = [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; };
+                if (tie == Tie::merge_ties_to_higher_rank)   // std::merge takes ties from its first range
+                    std::merge(runs[i + 1].begin(), runs[i + 1].end(), runs[i].begin(), runs[i].end(), m.begin(), less);
+                else
+                    std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), m.begin(), less);
+                next.push_back(std::move(m));
+            }
+            if (runs.size() % 2) next.push_back(std::move(runs.back()));
+            runs = std::move(next);
+        }
+        const std::vector<uint32_t>& got = runs[0];
+        o.largest = std::max(o.largest, got.size());
+        if (got.size() > bound)
+            return {"GPU " + std::to_string(q) + " receives " + std::to_string(got.size()) + " keys, over the bound " +
+                    std::to_string(bound), o.largest};
+        for (size_t i = 0; i < got.size(); ++i)
+            if (at + i >= n || got[i] != order[at + i])
+                return {"GPU " + std::to_string(q) + "'s key " + std::to_string(i) + " is input position " +
+                        std::to_string(got[i]) + ", the global order has " +
+                        (at + i < n ? std::to_string(order[at + i]) : std::string("nothing")) + " there", o.largest};
+        at += got.size();
+    }
+    if (at != n) return {"the GPUs hold " + std::to_string(at) + " keys of " + std::to_string(n), o.largest};
+    return o;
+}
+
+static std::vector<uint32_t> stable_order(const std::vector<uint32_t>& keys) {
+    std::vector<uint32_t> order(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) order[i] = uint32_t(i);
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    return order;
+}
+
+static void test_psrs() {
+    double worst = 0;   // the largest receive against n/P, from 10^5 keys up
+    int checks = 0, failed = 0;
+    for (const char* dist : {"uniform", "equal", "few", "sorted", "reversed", "zipf", "lowbits"}) {
+        for (size_t n : {0, 1, 2, 5, 33, 1023, 1025, 4097, 100003, 1000003}) {
+            std::vector<uint32_t> keys = sorting::make_input<uint32_t>(n, dist, 7);
+            std::vector<uint32_t> order = stable_order(keys);
+            for (int P = 1; P <= 8; ++P) {
+                if (n > 200000 && P != 2 && P != 4 && P != 7 && P != 8) continue;   // keeps the test quick
+                PsrsOutcome o = simulate_psrs(keys, order, P, Tie::right);
+                ++checks;
+                if (n >= 100000) worst = std::max(worst, double(o.largest) * P / double(n));
+                if (o.error.empty()) {
+                    ++g_pass;
+                } else {
+                    ++failed;
+                    report(std::string("sort-first decomposition ") + dist + " n=" + std::to_string(n) + " P=" +
+                               std::to_string(P), false, o.error);
+                }
+            }
+        }
+    }
+    if (!failed)
+        std::printf("PASS sort-first decomposition (11): %d cases, cuts monotone and partitioning every slice, each GPU "
+                    "the next contiguous range of the stable order, within psrs_receive_bound; the largest receive "
+                    "held %.4f x n/P (n >= 10^5; 8 GPUs at 10^6 keys allow %.4f)\n", checks, worst,
+                    double(msort::psrs_receive_bound(1000003, 8)) * 8 / 1000003.0);
+}
+
+static void test_psrs_planted() {
+    std::vector<uint32_t> equal = sorting::make_input<uint32_t>(100003, "equal", 7);
+    std::vector<uint32_t> few = sorting::make_input<uint32_t>(100003, "few", 7);
+    std::vector<uint32_t> eo = stable_order(equal), fo = stable_order(few);
+    PsrsOutcome a = simulate_psrs(equal, eo, 4, Tie::index_only);
+    report("planted: ties cut by the index alone, the rank ignored (caught: " + a.error + ")", !a.error.empty());
+    PsrsOutcome b = simulate_psrs(equal, eo, 4, Tie::rank_off_by_one);
+    report("planted: ties compared g + 1 < r* instead of g < r*, an off-by-one (caught: " + b.error + ")",
+           !b.error.empty());
+    PsrsOutcome b2 = simulate_psrs(few, fo, 3, Tie::rank_off_by_one);
+    report("planted: the same off-by-one on few distinct keys, 3 GPUs (caught: " + b2.error + ")", !b2.error.empty());
+    PsrsOutcome c = simulate_psrs(few, fo, 4, Tie::merge_ties_to_higher_rank);
+    report("planted: the merge takes ties from the higher source rank (caught: " + c.error + ")", !c.error.empty());
+    PsrsOutcome d = simulate_psrs(equal, eo, 4, Tie::splitter_below);
+    report("not a bug: the splitter's own key on the lower side (i <= i*) is another cut of the same order",
+           d.error.empty(), d.error);
+}
+
 int main() {
     test_slices();
     test_decomposition();
     test_planted();
+    test_psrs();
+    test_psrs_planted();
     std::printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;
 }

@@ -1,0 +1,135 @@
+// lesson04_sort/multi_gpu_sort.cuh — what the two multi-GPU sorts (10_multi_gpu: partition, exchange,
+// sort; 11_merge_multi_gpu: sort, exchange, merge) share, so that neither copies the other:
+//
+//   ShardJob<K, kPairs>   one GPU's share of a case: the input (made on every rank from the seed),
+//                         this GPU's slice of it on the device (pairs: values = input positions),
+//                         the output slice, and the check (rank 0 gathers every GPU's output slice
+//                         in GPU order and checks one sorted array, as 08's checker does);
+//   run_sort_program()    main(): the command line, the battery (the lesson's, plus the skewed
+//                         shapes where splitting matters), the sweep, and the key types of 08's
+//                         one-sweep sort, on mgpu::drive (common/multi_gpu.cuh).
+//
+// A version supplies its job (run(): the steps between the input slice and the output slice) and
+// its size limit. Both run 08's one-sweep launcher per GPU, so both take its kernels from here.
+#pragma once
+#ifdef COURSE_NO_MAIN
+#include "08_radix_onesweep.cu"
+#else
+#define COURSE_NO_MAIN
+#include "08_radix_onesweep.cu"
+#undef COURSE_NO_MAIN
+#endif
+#include "lesson.cuh"
+#include "../common/multi_gpu.cuh"
+#include "splitters.cuh"
+
+namespace msort {
+
+template <class K, bool kPairs>
+class ShardJob : public mgpu::Job {
+public:
+    void poison() override {
+        d_out_keys_.poison();
+        if constexpr (kPairs) d_out_vals_.poison();
+    }
+
+    // Rank 0 gathers every GPU's sorted slice, in GPU order: one array, checked like 08's output.
+    course::CheckResult check() override {
+        std::vector<K> keys = mgpu::gather_to_lead(d_out_keys_.data(), out_count_);
+        std::vector<uint32_t> vals;
+        if constexpr (kPairs) vals = mgpu::gather_to_lead(d_out_vals_.data(), out_count_);
+        course::CheckResult r;
+        if (mgpu::team().lead()) {
+            if constexpr (kPairs) r = sorting::check_pairs(input_, keys, vals);
+            else r = sorting::check_keys(input_, keys, ref_);
+        }
+        return mgpu::agree(r);
+    }
+
+protected:
+    // The whole input on every rank (the checker's reference on rank 0) and this GPU's slice of it;
+    // nothing on the device yet: the version checks its device memory first, then upload_shard().
+    ShardJob(const course::Options& o, const course::Case& c) {
+        mgpu::Team& t = mgpu::team();
+        course::require_host_memory((kPairs ? 12.0 : 2.0 * sizeof(K)) * c.n);
+        input_ = sorting::make_input<K>(c.n, c.dist, o.seed);
+        n = c.n;
+        bytes = kPairs ? 16.0 * n : 2.0 * sizeof(K) * n;
+        if (kPairs && n > 0xFFFFFFFFull) throw course::SkipCase("pairs carry uint32 indices: n must be < 2^32");
+        mine_ = mgpu::slice_of(n, t.rank, t.size);
+    }
+
+    // This GPU's input slice on the device; pairs carry each key's input position as its value.
+    void upload_shard() {
+        d_keys_ = course::DeviceArray<K>(mine_.count);
+        d_keys_.upload(input_.data() + mine_.begin, mine_.count);
+        if constexpr (kPairs) {
+            std::vector<uint32_t> v(mine_.count);
+            for (size_t i = 0; i < mine_.count; ++i) v[i] = uint32_t(mine_.begin + i);
+            d_vals_ = course::DeviceArray<uint32_t>(mine_.count);
+            d_vals_.upload(v);
+        }
+    }
+
+    // Output buffers for `cap` keys (grow-only: a repetition of the same case allocates nothing).
+    void grow_output(size_t cap) {
+        if (cap <= d_out_keys_.size()) return;
+        d_out_keys_ = course::DeviceArray<K>(cap);
+        if constexpr (kPairs) d_out_vals_ = course::DeviceArray<uint32_t>(cap);
+    }
+
+    std::vector<K> input_;
+    sorting::KeysReference<K> ref_;
+    mgpu::Slice mine_;                                  // this GPU's slice of the input
+    course::DeviceArray<K> d_keys_, d_out_keys_;        // the input slice; this GPU's slice of the output
+    course::DeviceArray<uint32_t> d_vals_, d_out_vals_;
+    size_t out_count_ = 0;                              // keys in the output slice (set by run())
+};
+
+// limit(n, P): "" where the version can sort n keys on P GPUs, else why not (a usage error for a
+// single case; the battery and the sweep leave such cases out).
+using SizeLimit = std::function<std::string(uint64_t n, int gpus)>;
+
+template <template <class, bool> class Job>
+int run_sort_program(int argc, char** argv, const char* version, SizeLimit limit) {
+    sorting::Sorter offered = radix::sorter_for<onesweep::Sort<>>();   // 08's types: the battery's list
+    course::LessonDef def;
+    def.lesson = "04_sort";
+    def.version = version;
+    def.cli.program = def.version;
+    def.cli.summary = "sort keys ascending across GPUs (" + course::join(sorting::offered_types(offered), ", ") + ")";
+    def.cli.dists = sorting::dists();
+    def.cli.dtypes = sorting::offered_types(offered);
+    def.cli.n_default = uint64_t(1) << 24;
+    // The battery: the lesson's, plus the skewed shapes at sizes where splitting matters.
+    def.battery = [offered](const course::Options& o) {
+        std::vector<course::Case> cases = sorting::battery(offered, o);
+        for (const char* t : {"uint32", "pairs"})
+            for (const char* d : {"equal", "few", "sorted", "reversed"}) cases.push_back({uint64_t(1) << 20, d, 0, t});
+        if (!o.quick) cases.push_back({uint64_t(1) << 24, "equal", 0, "pairs"});
+        return cases;
+    };
+    def.sweep = [](const course::Options& o) {
+        std::vector<course::Case> cases;
+        for (uint64_t n : course::sweep_sizes(uint64_t(1) << 30))
+            for (const char* t : {"uint32", "pairs"}) cases.push_back({n, o.dist, 0, t});
+        cases.push_back({uint64_t(1) << 29, o.dist, 0, "uint32"});
+        cases.push_back({uint64_t(1) << 29, o.dist, 0, "pairs"});
+        return cases;
+    };
+    def.beyond_limit = [limit](const course::Case& c) -> std::string {
+        int P = mgpu::team().size;
+        if (P > kMaxGpus) return "at most " + std::to_string(kMaxGpus) + " GPUs";
+        return limit(c.n, P);
+    };
+    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+        if (c.dtype == "uint32") return std::make_unique<Job<uint32_t, false>>(o, c);
+        if (c.dtype == "int32") return std::make_unique<Job<int32_t, false>>(o, c);
+        if (c.dtype == "float32") return std::make_unique<Job<float, false>>(o, c);
+        if (c.dtype == "uint64") return std::make_unique<Job<uint64_t, false>>(o, c);
+        if (c.dtype == "pairs") return std::make_unique<Job<uint32_t, true>>(o, c);
+        throw course::UsageError("this version does not offer --type " + c.dtype);
+    });
+}
+
+}  // namespace msort
