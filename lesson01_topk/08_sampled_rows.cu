@@ -9,10 +9,11 @@
 // row's last block to finish selects the k among them in shared memory (06's finish_row). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
-// Rows up to 2^20 long and k <= 2048; longer rows and larger k go to 06's many-blocks path, rows
-// of at most 256 to 06's warp path. Ragged batches too (chunks from the longest row).
-// Measured (H100, same run): 256 x 262144 k 256 in 0.1213 ms (06: 0.2911; torch.topk 0.9203, 7.59x);
-// 64 x 131072 k 256 in 0.0408 ms (06: 0.0663). Rows the sample misses cost more than in 06: TUNING.md.
+// Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
+// row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
+// Measured (H100, same run as the version before): 256 x 262144 k 256 in 0.1213 ms (06: 0.2911);
+// 64 x 131072 k 256 in 0.0409 ms (06: 0.0663); 4 x 2^24 k 1024 in 0.1751 ms (M: 0.4272). Rows the
+// sample misses cost more than in 06: README_rows.md.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -108,7 +109,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
     const uint32_t end = topk::rows::chunk_end(len, begin, chunk);
     // 1. The threshold: every key when the whole row fits in the buffer, else from the sample.
-    //    (Prefetching the chunk into L2 meanwhile was slower: 43.7 us against 40.8 on 64 x 131072.)
+    //    (Prefetching the chunk into L2 meanwhile was slower: 0.0437 ms against 0.0408, 64 x 131072.)
     const uint32_t tau = len <= cap ? 0u
                                     : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap), cap, smallest,
                                                        reinterpret_cast<uint32_t*>(s_cand), sm);
