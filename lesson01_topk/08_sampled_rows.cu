@@ -11,9 +11,9 @@
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100, same run as the version before): 256 x 262144 k 256 in 0.1213 ms (06: 0.2911);
-// 64 x 131072 k 256 in 0.0409 ms (06: 0.0663); 4 x 2^24 k 1024 in 0.1751 ms (M: 0.4272). Rows the
-// sample misses cost more than in 06: README_rows.md.
+// Measured (H100): 256 x 262144 k 256 in 0.1202 ms (06: 0.2911); 64 x 131072 k 256 in 0.0397 ms
+// (06: 0.0663); 4 x 2^24 k 1024 in 0.1751 ms (M: 0.4272). Rows the sample misses cost more than in
+// 06: README_rows.md.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -163,11 +163,35 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     //    (`done`) or 06's block path over the whole row.
     const bool hit = n >= kk && n <= (long_row ? lcap : cap);
     if (kList && done && t == 0) done[r] = hit;
-    if (hit && n <= cap) {
+    if (hit && n <= cap && sizeof(T) == 2) {   // 16-bit keys: the common prefix below measured slower
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if (t == 0) { sm.nsel = 0; sm.ties = 0; }
         __syncthreads();
         rowwise::finish_row(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
+    } else if (hit && n <= cap) {
+        rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
+        // The digits every candidate shares (from the smallest and largest key) need no pass: all
+        // candidates would count into one bucket, one shared-memory atomic after another.
+        if (t == 0) { sm.nsel = 0; sm.ties = 0; sm.hist[0] = ~0u; sm.hist[1] = 0; }
+        __syncthreads();
+        uint32_t lo = ~0u, hi = 0;
+        for (uint32_t i = t; i < n; i += kBlock) {
+            const uint32_t key = uint32_t(s_cand[i] >> 32);
+            lo = min(lo, key);
+            hi = max(hi, key);
+        }
+        lo = ~rowwise::warp_max(~lo);
+        hi = rowwise::warp_max(hi);
+        if ((t & 31) == 0) { atomicMin(&sm.hist[0], lo); atomicMax(&sm.hist[1], hi); }
+        __syncthreads();
+        lo = sm.hist[0];
+        const uint32_t diff = lo ^ sm.hist[1];
+        int d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
+        int pbits = d == 0 ? 0 : 32 - rowwise::digit_shift(d - 1);
+        uint32_t prefix = pbits ? lo >> (32 - pbits) : 0u;
+        if (rowwise::whole_key<T>(prefix, pbits)) d = 3;
+        __syncthreads();                     // every thread has read lo and hi before finish_row clears them
+        rowwise::finish_row(row, len, r, k, kk, s_cand, n, prefix, pbits, d, kk, sm, out_vals, out_idx);
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         // The list is read 3-4 times from L2 by this one block: 8 loads in flight a thread, not 1
