@@ -24,7 +24,8 @@ SIZES = ["1000", "4097"]   # a partial tile (within every single-block limit), a
 # full tiles (8192 keys, every type) start past the sizes, it carries values only for pairs, and
 # its one-digit and dominant-digit warps need repeated keys (`few`). 05_merge_path merges only
 # past one tile sort (8192 keys; 4096 for pairs and uint64). spmv_05 loads a tile's last slots
-# after its batch only in tiles inside a row longer than a tile (the giant row).
+# after its batch only in tiles inside a row longer than a tile (the giant row). The row-wise
+# top-k's multi-block paths need longer rows than the sizes (their comment below).
 EXTRA = {
     "lesson01_topk/05_radix_select": [["--n", "2^22", "--k", "2048"],
                                       ["--n", "2^22", "--k", "1024", "--dist", "equal"]],
@@ -38,6 +39,14 @@ EXTRA = {
     "lesson04_sort/05_merge_path": [["--n", "50001"], ["--type", "pairs", "--n", "20001"],
                                     ["--type", "uint64", "--n", "20001"]],
     "lesson03_compact_spmv/spmv_05_merge_path": [["--gen", "giant_row", "--n", "20001"]],
+    # Row-wise top-k: several blocks a row (08's hand-over), rows past 2^20 (08's list in global
+    # memory, its spill on sorted rows, the M fallback on equal rows), k over 2048 (06's M with CUB).
+    "lesson01_topk/08_sampled_rows": [["--rows", "7", "--n", "128256", "--k", "256"],
+                                      ["--rows", "2", "--n", "2097157", "--k", "2048", "--dist", "sorted"],
+                                      ["--rows", "2", "--n", "2097157", "--k", "50", "--dist", "equal"],
+                                      ["--dist", "ragged", "--rows", "4", "--n", "2097157", "--k", "1024"]],
+    "lesson01_topk/06_rowwise": [["--rows", "7", "--n", "128256", "--k", "256"],
+                                 ["--rows", "2", "--n", "40001", "--k", "3000"]],
 }
 
 
