@@ -107,6 +107,8 @@ template <class Kernel> int compiled_arch_of(Kernel* kernel) { return compiled_a
 // the runtime's occupancy answer on the real GPU, capped by the limits this program may use (a
 // COURSE_GPU_PROFILE's smaller shared memory or thread count), and without a GPU (--plan) those
 // limits alone (registers are then checked by tests/test_plans.py from ptxas's counts).
+template <class Kernel> void allow_dynamic_smem(Kernel kernel, size_t bytes);   // below
+
 template <class Kernel>
 int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     const DeviceInfo& d = device();
@@ -116,7 +118,7 @@ int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) return by_limits;
     // Past 48 KB of dynamic shared memory the query answers 0 until the kernel may use that much:
     // opt in first (08_sampled_rows planned its first call for one block an SM before this).
-    if (smem > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    if (smem > 48 * 1024) allow_dynamic_smem(kernel, smem);
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
     return std::min(per_sm, by_limits);

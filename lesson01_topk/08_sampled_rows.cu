@@ -163,34 +163,34 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     //    (`done`) or 06's block path over the whole row.
     const bool hit = n >= kk && n <= (long_row ? lcap : cap);
     if (kList && done && t == 0) done[r] = hit;
-    if (hit && n <= cap && sizeof(T) == 2) {   // 16-bit keys: the common prefix below measured slower
+    if (hit && n <= cap) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
-        if (t == 0) { sm.nsel = 0; sm.ties = 0; }
-        __syncthreads();
-        rowwise::finish_row(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
-    } else if (hit && n <= cap) {
-        rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
-        // The digits every candidate shares (from the smallest and largest key) need no pass: all
-        // candidates would count into one bucket, one shared-memory atomic after another.
-        if (t == 0) { sm.nsel = 0; sm.ties = 0; sm.hist[0] = ~0u; sm.hist[1] = 0; }
-        __syncthreads();
-        uint32_t lo = ~0u, hi = 0;
-        for (uint32_t i = t; i < n; i += kBlock) {
-            const uint32_t key = uint32_t(s_cand[i] >> 32);
-            lo = min(lo, key);
-            hi = max(hi, key);
+        uint32_t prefix = 0;
+        int pbits = 0, d = 0;
+        if constexpr (sizeof(T) == 4) {   // float32 only: 16-bit keys measured slower with it
+            // The digits every candidate shares (from the smallest and largest key) need no pass: all
+            // candidates would count into one bucket, one shared-memory atomic after another.
+            if (t == 0) { sm.nsel = 0; sm.ties = 0; sm.hist[0] = ~0u; sm.hist[1] = 0; }
+            __syncthreads();
+            uint32_t lo = ~0u, hi = 0;
+            for (uint32_t i = t; i < n; i += kBlock) {
+                const uint32_t key = uint32_t(s_cand[i] >> 32);
+                lo = min(lo, key);
+                hi = max(hi, key);
+            }
+            lo = ~rowwise::warp_max(~lo);
+            hi = rowwise::warp_max(hi);
+            if ((t & 31) == 0) { atomicMin(&sm.hist[0], lo); atomicMax(&sm.hist[1], hi); }
+            __syncthreads();
+            lo = sm.hist[0];
+            const uint32_t diff = lo ^ sm.hist[1];
+            d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
+            pbits = d == 0 ? 0 : 32 - rowwise::digit_shift(d - 1);
+            prefix = pbits ? lo >> (32 - pbits) : 0u;
+        } else {
+            if (t == 0) { sm.nsel = 0; sm.ties = 0; }
         }
-        lo = ~rowwise::warp_max(~lo);
-        hi = rowwise::warp_max(hi);
-        if ((t & 31) == 0) { atomicMin(&sm.hist[0], lo); atomicMax(&sm.hist[1], hi); }
-        __syncthreads();
-        lo = sm.hist[0];
-        const uint32_t diff = lo ^ sm.hist[1];
-        int d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
-        int pbits = d == 0 ? 0 : 32 - rowwise::digit_shift(d - 1);
-        uint32_t prefix = pbits ? lo >> (32 - pbits) : 0u;
-        if (rowwise::whole_key<T>(prefix, pbits)) d = 3;
-        __syncthreads();                     // every thread has read lo and hi before finish_row clears them
+        __syncthreads();                     // (float32: every thread has read lo and hi before finish_row clears them)
         rowwise::finish_row(row, len, r, k, kk, s_cand, n, prefix, pbits, d, kk, sm, out_vals, out_idx);
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
