@@ -175,12 +175,64 @@ inline void start_team(int gpus) {
     CUDA_CHECK(cudaStreamCreate(&t.stream));
 }
 
+// A communicator for every pair of GPUs, each with its own stream, for an all-to-all exchange: NCCL
+// gives each communicator's point-to-point work a set of channels (CUDA blocks, 32 here), and in one
+// communicator a GPU that feeds P - 1 peers at once shares each channel's threads among them; a
+// communicator per pair gives every peer its own. Measured, 11's exchange of 2^29 keys on 4 H100s:
+// 1.91 ms, against 3.53 in one communicator and 2.01 with 64 channels (NCCL_MIN_P2P_NCHANNELS=64).
+// Made once, when first asked for (every rank must ask at the same point: ncclCommSplit is
+// collective), in n - 1 rounds of a round-robin pairing, n = P rounded up to even (the circle
+// method: in round d GPU n - 1 meets GPU d and GPU g meets 2d - g mod n - 1; with odd P the GPU
+// paired with the phantom n - 1 sits the round out). On 2 GPUs the team's own communicator is the
+// pair's. (The streams and events live until the process ends; the communicators go in finish_team.)
+struct PairLinks {
+    std::vector<ncclComm_t> comm;        // comm[p]: this GPU and GPU p (none for p == rank)
+    std::vector<cudaStream_t> stream;
+    std::vector<int> peer;               // GPU p's rank in comm[p]
+    cudaEvent_t ready = nullptr;
+    std::vector<cudaEvent_t> done;
+};
+inline PairLinks& pair_links_made() { static PairLinks pl; return pl; }   // as made so far (none: empty)
+inline PairLinks& pair_links() {
+    PairLinks& pl = pair_links_made();
+    Team& t = team();
+    if (!pl.comm.empty() || t.size < 2) return pl;
+    const int P = t.size, n = P + P % 2;
+    pl.comm.assign(P, nullptr);
+    pl.stream.assign(P, nullptr);
+    pl.peer.assign(P, 0);
+    pl.done.assign(P, nullptr);
+    for (int d = 0; d < n - 1; ++d) {
+        const int g = t.rank;
+        const int partner = g == n - 1 ? d : g == d ? n - 1 : ((2 * d - g) % (n - 1) + (n - 1)) % (n - 1);
+        const bool real = partner < P;
+        if (P == 2) {
+            pl.comm[partner] = t.comm;
+        } else {
+            ncclComm_t c = nullptr;
+            NCCL_CHECK(ncclCommSplit(t.comm, real ? std::min(g, partner) : NCCL_SPLIT_NOCOLOR, g, &c, nullptr));
+            if (real) pl.comm[partner] = c;
+        }
+        if (!real) continue;
+        pl.peer[partner] = g < partner ? 1 : 0;
+        CUDA_CHECK(cudaStreamCreateWithFlags(&pl.stream[partner], cudaStreamNonBlocking));
+        CUDA_CHECK(cudaEventCreateWithFlags(&pl.done[partner], cudaEventDisableTiming));
+    }
+    CUDA_CHECK(cudaEventCreateWithFlags(&pl.ready, cudaEventDisableTiming));
+    return pl;
+}
+
 // Every rank ends here with the status it computed (the same on every rank: outcomes are agreed);
 // rank 0 waits for the others and returns the worst status.
 inline int finish_team(int code) {
     Team& t = team();
     if (t.comm) {
         CUDA_CHECK(cudaStreamSynchronize(t.stream));
+        PairLinks& pl = pair_links_made();
+        for (size_t p = 0; p < pl.comm.size(); ++p) {
+            if (pl.stream[p]) CUDA_CHECK(cudaStreamSynchronize(pl.stream[p]));
+            if (pl.comm[p] && pl.comm[p] != t.comm) NCCL_CHECK(ncclCommDestroy(pl.comm[p]));
+        }
         NCCL_CHECK(ncclCommDestroy(t.comm));
         t.comm = nullptr;
     }

@@ -176,58 +176,34 @@ public:
         CUDA_CHECK_LAST();
         steps.end(1);
         // 3. exchange: the P x P counts first (every GPU learns what it will receive), then the data.
-        NCCL_CHECK(ncclAllGather(d_sizes_.data(), d_matrix_.data(), P, ncclUint64, t.comm, t.stream));
-        std::vector<uint64_t> m(size_t(P) * P);   // m[src * P + dst]
-        CUDA_CHECK(cudaMemcpyAsync(m.data(), d_matrix_.data(), m.size() * 8, cudaMemcpyDeviceToHost, t.stream));
-        CUDA_CHECK(cudaStreamSynchronize(t.stream));
-        std::vector<size_t> send_at(P, 0), recv_at(P, 0);
-        size_t received = 0, sent_away = 0;
-        for (int p = 0; p < P; ++p) {
-            send_at[p] = p ? send_at[p - 1] + m[size_t(me) * P + p - 1] : 0;
-            recv_at[p] = received;
-            received += m[size_t(p) * P + me];
-            if (p != me) sent_away += m[size_t(me) * P + p];
-        }
-        if (received > onesweep_limit()) {
+        const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), true);
+        if (rt.received > onesweep_limit()) {
             std::fprintf(stderr, "error: GPU %d received %zu keys, beyond the one-GPU sort's limit of %zu (fewer "
-                                 "keys, or more GPUs)\n", me, received, onesweep_limit());
+                                 "keys, or more GPUs)\n", me, rt.received, onesweep_limit());
             std::exit(course::kExitUsage);
         }
-        grow(received);
-        out_count_ = received;
-        this->link_bytes[2] = double(sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
+        grow(rt.received);
+        out_count_ = rt.received;
+        this->link_bytes[2] = double(rt.sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
         // The bucket this GPU keeps is a local copy, on a side stream so that it runs while the
         // links carry the others (after the group it would add its time to the exchange).
-        const size_t own = m[size_t(me) * P + me];
+        const size_t own = rt.from(me);
         CUDA_CHECK(cudaEventRecord(partitioned_, t.stream));
         CUDA_CHECK(cudaStreamWaitEvent(side_, partitioned_, 0));
         if (own) {
-            CUDA_CHECK(cudaMemcpyAsync(d_recv_keys_.data() + recv_at[me], d_part_keys_.data() + send_at[me],
+            CUDA_CHECK(cudaMemcpyAsync(d_recv_keys_.data() + rt.recv_at[me], d_part_keys_.data() + rt.send_at[me],
                                        own * sizeof(K), cudaMemcpyDeviceToDevice, side_));
             if constexpr (kPairs)
-                CUDA_CHECK(cudaMemcpyAsync(d_recv_vals_.data() + recv_at[me], d_part_vals_.data() + send_at[me],
+                CUDA_CHECK(cudaMemcpyAsync(d_recv_vals_.data() + rt.recv_at[me], d_part_vals_.data() + rt.send_at[me],
                                            own * 4, cudaMemcpyDeviceToDevice, side_));
         }
         CUDA_CHECK(cudaEventRecord(kept_, side_));
-        // One group: every send and receive at once (outside a group, two GPUs sending to each other
-        // first would each wait for the other's receive).
-        NCCL_CHECK(ncclGroupStart());
-        for (int p = 0; p < P; ++p) {
-            if (p == me) continue;
-            size_t out = m[size_t(me) * P + p], in = m[size_t(p) * P + me];
-            if (out) NCCL_CHECK(ncclSend(d_part_keys_.data() + send_at[p], out * sizeof(K), ncclUint8, p, t.comm, t.stream));
-            if (in) NCCL_CHECK(ncclRecv(d_recv_keys_.data() + recv_at[p], in * sizeof(K), ncclUint8, p, t.comm, t.stream));
-            if constexpr (kPairs) {
-                if (out) NCCL_CHECK(ncclSend(d_part_vals_.data() + send_at[p], out * 4, ncclUint8, p, t.comm, t.stream));
-                if (in) NCCL_CHECK(ncclRecv(d_recv_vals_.data() + recv_at[p], in * 4, ncclUint8, p, t.comm, t.stream));
-            }
-        }
-        NCCL_CHECK(ncclGroupEnd());
+        send_runs<K, kPairs>(rt, d_part_keys_.data(), d_part_vals_.data(), d_recv_keys_.data(), d_recv_vals_.data());
         CUDA_CHECK(cudaStreamWaitEvent(t.stream, kept_, 0));
         steps.end(2);
         // 4. the local sort: 08's launcher on what arrived (stable, so pairs stay in input order).
         onesweep::sort<K, kPairs>(d_recv_keys_.data(), d_out_keys_.data(), d_recv_vals_.data(), d_out_vals_.data(),
-                                  received);
+                                  rt.received);
         steps.end(3);
     }
 

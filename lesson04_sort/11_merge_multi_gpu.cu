@@ -9,7 +9,7 @@
 // any input (equal keys included), where 10's random samples needed a 1.25 x n/P margin.
 // Steps: sort | splitters (1024 samples a GPU, ncclAllGather, a rank kernel, a cut kernel) |
 // exchange (run sizes all-gathered: the job's one wait on the host; then one group of ncclSend/
-// ncclRecv) | merge. Limit: a GPU sorts ceil(n/P) keys, which must stay below 08's 2^30 (look-back
+// ncclRecv, multi_gpu_sort.cuh) | merge. Limit: a GPU sorts ceil(n/P) keys, which must stay below 08's 2^30 (look-back
 // counts); the merge has no such limit, so n < P x 2^30 (10: ~0.8 x P x 2^30). Measured (4 x H100,
 // 2^29 uint32, same run): 7.95 ms on 2 GPUs = 1.34x 08's 10.67 (10: 1.09x); 7.27 ms on 4 = 1.47x.
 // Build: make build/lesson04_sort/11_merge_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
@@ -183,47 +183,22 @@ public:
         cut_runs<K><<<1, kMaxGpus>>>(sorted, count, mine_.begin, d_splitters_.data(), P, d_sizes_.data());
         CUDA_CHECK_LAST();
         steps.end(1);
-        // 3. exchange: the P x P run sizes first (every GPU learns what it receives), then the runs.
-        NCCL_CHECK(ncclAllGather(d_sizes_.data(), d_matrix_.data(), P, ncclUint64, t.comm, t.stream));
-        std::vector<uint64_t> m(size_t(P) * P);   // m[src * P + dst]
-        CUDA_CHECK(cudaMemcpyAsync(m.data(), d_matrix_.data(), m.size() * 8, cudaMemcpyDeviceToHost, t.stream));
-        CUDA_CHECK(cudaStreamSynchronize(t.stream));
-        std::vector<size_t> send_at(P, 0), recv_at(P, 0);   // in the sorted shard; in the receive buffer
-        size_t received = 0, in_recv = 0, sent_away = 0;
-        for (int p = 0; p < P; ++p) {
-            send_at[p] = p ? send_at[p - 1] + m[size_t(me) * P + p - 1] : 0;
-            received += m[size_t(p) * P + me];
-            if (p == me) continue;
-            recv_at[p] = in_recv;
-            in_recv += m[size_t(p) * P + me];
-            sent_away += m[size_t(me) * P + p];
-        }
-        grow(received);
-        out_count_ = received;
-        this->link_bytes[2] = double(sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
-        // One group: every send and receive at once (outside a group, two GPUs sending to each other
-        // first would each wait for the other's receive). The run this GPU keeps does not move.
-        NCCL_CHECK(ncclGroupStart());
-        for (int p = 0; p < P; ++p) {
-            if (p == me) continue;
-            const size_t out = m[size_t(me) * P + p], in = m[size_t(p) * P + me];
-            if (out) NCCL_CHECK(ncclSend(sorted + send_at[p], out * sizeof(K), ncclUint8, p, t.comm, t.stream));
-            if (in) NCCL_CHECK(ncclRecv(d_recv_keys_.data() + recv_at[p], in * sizeof(K), ncclUint8, p, t.comm, t.stream));
-            if constexpr (kPairs) {
-                if (out) NCCL_CHECK(ncclSend(sorted_vals + send_at[p], out * 4, ncclUint8, p, t.comm, t.stream));
-                if (in) NCCL_CHECK(ncclRecv(d_recv_vals_.data() + recv_at[p], in * 4, ncclUint8, p, t.comm, t.stream));
-            }
-        }
-        NCCL_CHECK(ncclGroupEnd());
+        // 3. exchange: the P x P run sizes first (every GPU learns what it receives), then the runs;
+        //    the run this GPU keeps does not move.
+        const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), false);
+        grow(rt.received);
+        out_count_ = rt.received;
+        this->link_bytes[2] = double(rt.sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
+        send_runs<K, kPairs>(rt, sorted, sorted_vals, d_recv_keys_.data(), d_recv_vals_.data());
         steps.end(2);
         // 4. merge the P runs, in source order: the kept one where it lies, the others as received.
         std::vector<Run<K>> runs;
         for (int p = 0; p < P; ++p) {
             if (p == me)
-                runs.push_back({sorted + send_at[me], kPairs ? sorted_vals + send_at[me] : nullptr, m[size_t(me) * P + me]});
+                runs.push_back({sorted + rt.send_at[me], kPairs ? sorted_vals + rt.send_at[me] : nullptr, rt.from(me)});
             else
-                runs.push_back({d_recv_keys_.data() + recv_at[p], kPairs ? d_recv_vals_.data() + recv_at[p] : nullptr,
-                                m[size_t(p) * P + me]});
+                runs.push_back({d_recv_keys_.data() + rt.recv_at[p], kPairs ? d_recv_vals_.data() + rt.recv_at[p] : nullptr,
+                                rt.from(p)});
         }
         merge_runs(std::move(runs));
         steps.end(3);

@@ -8,7 +8,16 @@
 #             scaffolding, multi_gpu_sort.cuh)
 #   bench     08 on one GPU, then 10 and 11 on each count of GPUS, at N (2^29) uint32 keys and pairs,
 #             ROUNDS rounds (2) interleaved; each round's ratio 08 time / version time, and the target
-#   sanitize  (asked for by name) racecheck and initcheck of 11 on 2 GPUs at multi-tile sizes
+#   sanitize  (asked for by name) racecheck, initcheck and memcheck of 11 on 2 GPUs at multi-tile sizes
+#             (expected, NCCL's own: racecheck hazards in its SendRecv kernel; memcheck's 16 host-API
+#             errors inside ncclCommInitRank, its probes of kernels built for other GPUs)
+#   beyond    (asked for by name) sizes one GPU refuses, checked: 11 at 2^31 - 2^20 keys and pairs on
+#             2 GPUs and 2^32 - 2^21 keys on 4; 10 at 2^30 on 2 (its receive margin stops below 2^31)
+#   others    (asked for by name) the other lessons' multi-GPU programs (lesson 01's two top-k, lesson
+#             02's scan, lesson 05's histogram): built, then their TESTS batteries on TEST_GPUS
+#   ncclinfo  (asked for by name) 11 at N on the largest count with NCCL_DEBUG=INFO: its channel lines
+# OLD=dir: a second tree (git archive of an older commit, built there) whose 10 and 11 run beside
+# these in the bench on OLD_GPUS (default 4), named 10old / 11old in the summary.
 # Every run's whole output goes to $LOGS (default build/msort_logs: a warm machine keeps it between
 # calls); $OUT gets three files: msort_summary.txt (one line a run, also printed; appended by each
 # call), msort_bench.csv (the bench rows) and msort_logs.tar.gz (the logs so far).
@@ -28,6 +37,8 @@ ARCH=${ARCH:-90}
 N=${N:-2^29}
 TIMEOUT=${TIMEOUT:-540}
 LOGS=${LOGS:-build/msort_logs}
+OLD=${OLD:-}
+OLD_GPUS=${OLD_GPUS:-4}
 B=build/lesson04_sort
 
 have=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
@@ -68,6 +79,10 @@ for step in $STEPS; do
     for p in 08_radix_onesweep 10_multi_gpu 11_merge_multi_gpu; do
       [ -x $B/$p ] || { say "!! $B/$p not built (NCCL missing? see $LOGS/build.log)"; status=1; }
     done
+    if [ -n "$OLD" ]; then
+      make -C "$OLD" -j"$(nproc)" ARCH="$ARCH" $B/10_multi_gpu $B/11_merge_multi_gpu > "$LOGS/build_old.log" 2>&1
+      say "build OLD ($OLD) rc=$? | $(grep -m1 -iE "error|NCCL not found" "$LOGS/build_old.log" | cut -c1-160)"
+    fi
     run host_test build/tests/lesson_multi_gpu_host
     ;;
   test)
@@ -84,13 +99,16 @@ for step in $STEPS; do
         one=$(ms "$LOGS/bench_r${round}_${type}_08.log")
         for p in $counts; do
           line="$type n=$N gpus=$p round $round: 08 ${one:-?} ms"
-          for v in 10_multi_gpu 11_merge_multi_gpu; do
-            log=bench_r${round}_${type}_${v%%_*}_gpus$p
-            run "$log" $B/$v --n "$N" --type $type --gpus "$p" --csv "$CSV"
-            grep "steps:" "$LOGS/$log.log" | sed "s/^ */  ${v%%_*}: /" | tee -a "$SUM"
+          versions="$B/10_multi_gpu $B/11_merge_multi_gpu"
+          [ -n "$OLD" ] && [[ " $OLD_GPUS " == *" $p "* ]] && versions="$versions $OLD/$B/10_multi_gpu $OLD/$B/11_merge_multi_gpu"
+          for bin in $versions; do
+            v=$(basename "$bin"); tag=${v%%_*}; [[ $bin == "$OLD"/* && -n "$OLD" ]] && tag=${tag}old
+            log=bench_r${round}_${type}_${tag}_gpus$p
+            run "$log" "$bin" --n "$N" --type $type --gpus "$p" --csv "$CSV"
+            grep "steps:" "$LOGS/$log.log" | sed "s/^ */  $tag: /" | tee -a "$SUM"
             t=$(ms "$LOGS/$log.log")
             r=$(awk -v a="${one:-0}" -v b="${t:-0}" 'BEGIN { if (a > 0 && b > 0) printf "%.2fx", a / b; else print "?" }')
-            line="$line | ${v%%_*} ${t:-?} ms ($r)"
+            line="$line | $tag ${t:-?} ms ($r)"
           done
           case $p in 2) line="$line; target 1.25x" ;; 4) line="$line; target 2x" ;; esac
           say "$line"
@@ -100,7 +118,7 @@ for step in $STEPS; do
     ;;
   sanitize)
     p=2; [ "$have" -lt 2 ] && p=1
-    for tool in racecheck initcheck; do
+    for tool in racecheck initcheck memcheck; do
       for a in "--n 50001" "--n 50001 --type pairs" "--n 20001 --type uint64" "--n 50001 --dist few" "--n 50001 --dist equal --type pairs"; do
         name="sanitize_${tool}_$(echo "$a" | tr -d ' -')"
         timeout "$TIMEOUT" compute-sanitizer --tool $tool --target-processes all $B/11_merge_multi_gpu $a --gpus $p --reps 1 \
@@ -110,7 +128,28 @@ for step in $STEPS; do
       done
     done
     ;;
-  *) say "unknown step '$step' (build test bench sanitize)"; status=2 ;;
+  beyond)
+    [ "$have" -ge 2 ] && run beyond_11_gpus2 $B/11_merge_multi_gpu --n 2146435072 --gpus 2 --reps 3 --csv "$CSV"
+    [ "$have" -ge 2 ] && run beyond_11_pairs_gpus2 $B/11_merge_multi_gpu --n 2146435072 --type pairs --gpus 2 --reps 3 --csv "$CSV"
+    [ "$have" -ge 4 ] && run beyond_11_gpus4 $B/11_merge_multi_gpu --n 4292870144 --gpus 4 --reps 3 --csv "$CSV"
+    [ "$have" -ge 2 ] && run beyond_10_gpus2 $B/10_multi_gpu --n 2^30 --gpus 2 --reps 3 --csv "$CSV"
+    ;;
+  others)
+    progs="build/lesson01_topk/07_multi_gpu build/lesson01_topk/07_rows_multi_gpu build/lesson02_scan/07_multi_gpu build/lesson05_histogram/07_multi_gpu"
+    make -j"$(nproc)" ARCH="$ARCH" $progs > "$LOGS/build_others.log" 2>&1
+    say "build others rc=$? | $(grep -m1 -iE "error|NCCL not found" "$LOGS/build_others.log" | cut -c1-160)"
+    for t in $TESTS; do
+      q=""; [ "$t" = quick ] && q="--quick"
+      for bin in $progs; do
+        for p in $test_counts; do run "test_${t}_$(basename "$(dirname "$bin")" | cut -c1-8)_$(basename "$bin")_gpus$p" "$bin" --test $q --gpus "$p"; done
+      done
+    done
+    ;;
+  ncclinfo)
+    NCCL_DEBUG=INFO run ncclinfo_11_gpus$largest $B/11_merge_multi_gpu --n "$N" --gpus "$largest" --reps 3
+    grep -E "channels|P2P|via" "$LOGS/ncclinfo_11_gpus$largest.log" | sort | uniq -c | sort -rn | head -20 | tee -a "$SUM"
+    ;;
+  *) say "unknown step '$step' (build test bench sanitize beyond ncclinfo)"; status=2 ;;
   esac
 done
 tar -czf "$OUT/msort_logs.tar.gz" -C "$(dirname "$LOGS")" "$(basename "$LOGS")"
