@@ -181,10 +181,9 @@ inline void start_team(int gpus) {
 // communicator per pair gives every peer its own. Measured, 11's exchange of 2^29 keys on 4 H100s:
 // 1.91 ms, against 3.53 in one communicator and 2.01 with 64 channels (NCCL_MIN_P2P_NCHANNELS=64).
 // Made once, when first asked for (every rank must ask at the same point: ncclCommSplit is
-// collective), in n - 1 rounds of a round-robin pairing, n = P rounded up to even (the circle
-// method: in round d GPU n - 1 meets GPU d and GPU g meets 2d - g mod n - 1; with odd P the GPU
-// paired with the phantom n - 1 sits the round out). On 2 GPUs the team's own communicator is the
-// pair's. (The streams and events live until the process ends; the communicators go in finish_team.)
+// collective), in n - 1 rounds of a round-robin pairing, n = P rounded up to even (pair_partner,
+// common/slices.h; with odd P the GPU paired with the phantom n - 1 sits the round out). On 2 GPUs
+// the team's own communicator is the pair's. (The streams and events live until the process ends; the communicators go in finish_team.)
 struct PairLinks {
     std::vector<ncclComm_t> comm;        // comm[p]: this GPU and GPU p (none for p == rank)
     std::vector<cudaStream_t> stream;
@@ -204,7 +203,7 @@ inline PairLinks& pair_links() {
     pl.done.assign(P, nullptr);
     for (int d = 0; d < n - 1; ++d) {
         const int g = t.rank;
-        const int partner = g == n - 1 ? d : g == d ? n - 1 : ((2 * d - g) % (n - 1) + (n - 1)) % (n - 1);
+        const int partner = pair_partner(g, d, P);
         const bool real = partner < P;
         if (P == 2) {
             pl.comm[partner] = t.comm;

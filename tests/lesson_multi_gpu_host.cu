@@ -16,6 +16,9 @@
 //   one (g + 1 < r*), the merge taking ties from the higher source rank. A splitter's own key put
 //   on the lower side (i <= i*) must pass: it is only another cut point of the same total order.
 //
+//   The round-robin pairing of mgpu::pair_links (a communicator per pair of GPUs): every pair of
+//   2-8 GPUs meets once, mutually; a planted off-by-one must fail.
+//
 //   make build/tests/lesson_multi_gpu_host && build/tests/lesson_multi_gpu_host
 #include <cstdio>
 
@@ -93,6 +96,40 @@ static void test_slices() {
             ok = ok && at == n;
         }
     report("slices cover 0..n in order, sizes n/P or n/P + 1", ok);
+}
+
+// The pairing behind mgpu::pair_links: over the rounds every GPU meets every other GPU exactly once,
+// both sides agree on each meeting, and a GPU meets at most one partner a round (it is a function).
+// A planted off-by-one (2d - g + 1) must fail.
+static bool pairing_ok(int (*partner)(int, int, int), int P, std::string& why) {
+    const int n = P + P % 2;
+    for (int g = 0; g < P; ++g) {
+        std::vector<int> met(P, 0);
+        for (int d = 0; d < n - 1; ++d) {
+            const int q = partner(g, d, P);
+            if (q < 0 || q >= n || q == g) { why = "P=" + std::to_string(P) + ": GPU " + std::to_string(g) + " meets " + std::to_string(q); return false; }
+            if (q < P && partner(q, d, P) != g) { why = "P=" + std::to_string(P) + ": round " + std::to_string(d) + " not mutual"; return false; }
+            if (q < P) ++met[q];
+        }
+        for (int q = 0; q < P; ++q)
+            if (q != g && met[q] != 1) { why = "P=" + std::to_string(P) + ": GPUs " + std::to_string(g) + ", " + std::to_string(q) + " meet " + std::to_string(met[q]) + " times"; return false; }
+    }
+    return true;
+}
+static void test_pairing() {
+    std::string why;
+    bool ok = true;
+    for (int P = 2; P <= 8 && ok; ++P) ok = pairing_ok(mgpu::pair_partner, P, why);
+    report("round-robin pairing: every pair of 2-8 GPUs meets once, mutually", ok, why);
+    auto planted = [](int g, int d, int P) {
+        const int n = P + P % 2;
+        if (g == n - 1) return d;
+        if (g == d) return n - 1;
+        return ((2 * d - g + 1) % (n - 1) + (n - 1)) % (n - 1);
+    };
+    bool caught = false;
+    for (int P = 2; P <= 8; ++P) caught = caught || !pairing_ok(planted, P, why);
+    report("planted bug caught: pairing off by one (2d - g + 1)", caught, "the checker passed it");
 }
 
 static void test_decomposition() {
@@ -328,6 +365,7 @@ static void test_psrs_planted() {
 
 int main() {
     test_slices();
+    test_pairing();
     test_decomposition();
     test_planted();
     test_psrs();
