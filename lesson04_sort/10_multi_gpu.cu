@@ -125,8 +125,7 @@ public:
     SortJob(const course::Options& o, const course::Case& c) : Base(o, c) {
         mgpu::Team& t = mgpu::team();
         size_t cap = std::max<size_t>(size_t(kReceiveSlack * double(this->n) / t.size) + 1, 1 << 16);
-        double per = sizeof(K) + (kPairs ? 4.0 : 0.0);
-        course::require_device_memory(per * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
+        course::require_device_memory(this->kKeyBytes * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
         this->upload_shard();
         d_part_keys_ = course::DeviceArray<K>(mine_.count);
         if constexpr (kPairs) d_part_vals_ = course::DeviceArray<uint32_t>(mine_.count);
@@ -184,7 +183,7 @@ public:
         }
         grow(rt.received);
         out_count_ = rt.received;
-        this->link_bytes[2] = double(rt.sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
+        this->link_bytes[2] = double(rt.sent_away) * this->kKeyBytes;
         // The bucket this GPU keeps is a local copy, on a side stream so that it runs while the
         // links carry the others (after the group it would add its time to the exchange).
         const size_t own = rt.from(me);

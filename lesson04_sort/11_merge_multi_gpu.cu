@@ -133,10 +133,9 @@ public:
         const int P = t.size;
         // What any GPU can receive (splitters.cuh proves the bound); grow() still checks each run.
         const size_t cap = std::max<size_t>(psrs_receive_bound(this->n, P), 1 << 16);
-        const double per = sizeof(K) + (kPairs ? 4.0 : 0.0);
         // in, sorted, 08's tmp (the shard each); receive, out and the merge rounds' buffers (cap each)
-        if (P == 1) course::require_device_memory(per * 3.0 * mine_.count);   // in, out, 08's tmp
-        else course::require_device_memory(per * (3.0 * mine_.count + (2.0 + merge_buffers(P)) * cap));
+        if (P == 1) course::require_device_memory(this->kKeyBytes * 3.0 * mine_.count);   // in, out, 08's tmp
+        else course::require_device_memory(this->kKeyBytes * (3.0 * mine_.count + (2.0 + merge_buffers(P)) * cap));
         this->upload_shard();
         if (P == 1) {
             this->grow_output(mine_.count);
@@ -188,7 +187,7 @@ public:
         const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), false);
         grow(rt.received);
         out_count_ = rt.received;
-        this->link_bytes[2] = double(rt.sent_away) * (sizeof(K) + (kPairs ? 4 : 0));
+        this->link_bytes[2] = double(rt.sent_away) * this->kKeyBytes;
         send_runs<K, kPairs>(rt, sorted, sorted_vals, d_recv_keys_.data(), d_recv_vals_.data());
         steps.end(2);
         // 4. merge the P runs, in source order: the kept one where it lies, the others as received.

@@ -47,6 +47,8 @@ public:
     }
 
 protected:
+    static constexpr double kKeyBytes = sizeof(K) + (kPairs ? 4.0 : 0.0);   // one key (and its value)
+
     // The whole input on every rank (the checker's reference on rank 0) and this GPU's slice of it;
     // nothing on the device yet: the version checks its device memory first, then upload_shard().
     ShardJob(const course::Options& o, const course::Case& c) {
