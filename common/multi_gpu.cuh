@@ -175,34 +175,41 @@ inline void start_team(int gpus) {
     CUDA_CHECK(cudaStreamCreate(&t.stream));
 }
 
-// A communicator for every pair of GPUs, each with its own stream, for an all-to-all exchange: NCCL
-// gives each communicator's point-to-point work a set of channels (CUDA blocks, 32 here), and in one
-// communicator a GPU that feeds P - 1 peers at once shares each channel's threads among them; a
-// communicator per pair gives every peer its own. Measured, 11's exchange of 2^29 keys on 4 H100s:
-// 1.91 ms, against 3.53 in one communicator and 2.01 with 64 channels (NCCL_MIN_P2P_NCHANNELS=64).
+// A communicator for every pair of GPUs, for an all-to-all exchange: the P - 1 pairings of a
+// round-robin schedule (pair_partner, common/slices.h; "round" d names one of them), each pair on
+// its own communicator and stream, all at once. NCCL gives each communicator's point-to-point work
+// a set of channels (CUDA blocks, 32 here); in the team's communicator a GPU that feeds P - 1 peers
+// at once shares each channel's threads among them. Measured, 11's exchange of 2^29 keys on 4
+// H100s: one group on the team's communicator 3.53 ms; the same with 64 channels
+// (NCCL_MIN_P2P_NCHANNELS=64) 2.01; a communicator per pair, all at once, 1.91-2.05. One pair at a
+// time is slower however the pair's communicator is made: 3.15 ms (split, split with 32 CTAs, or
+// made fresh by ncclCommInitRank), 4.46 on the team's communicator: a pair alone moved ~128 GB/s
+// each way in a 4-GPU job, where a 2-GPU job's pair moves ~343 (not explained; TUNING.md).
 // Made once, when first asked for (every rank must ask at the same point: ncclCommSplit is
-// collective), in n - 1 rounds of a round-robin pairing, n = P rounded up to even (pair_partner,
-// common/slices.h; with odd P the GPU paired with the phantom n - 1 sits the round out). On 2 GPUs
-// the team's own communicator is the pair's. (The streams and events live until the process ends; the communicators go in finish_team.)
+// collective), one split per round; with odd P the GPU paired with the phantom sits the round out.
+// On 2 GPUs the team's own communicator is the pair's. finish_team destroys them.
 struct PairLinks {
-    std::vector<ncclComm_t> comm;        // comm[p]: this GPU and GPU p (none for p == rank)
-    std::vector<cudaStream_t> stream;
-    std::vector<int> peer;               // GPU p's rank in comm[p]
-    cudaEvent_t ready = nullptr;
-    std::vector<cudaEvent_t> done;
+    std::vector<ncclComm_t> comm;         // comm[p]: this GPU and GPU p (none for p == rank)
+    std::vector<int> peer;                // GPU p's rank in comm[p]
+    std::vector<int> partner;             // partner[d]: this GPU's partner in round d (>= P: none)
+    std::vector<cudaStream_t> stream;     // stream[d]: round d's, at the highest priority
+    cudaEvent_t ready = nullptr;          // recorded on the job's stream: the data to send is there
+    std::vector<cudaEvent_t> arrived;     // arrived[d]: round d is over (this GPU sent and received)
 };
 inline PairLinks& pair_links_made() { static PairLinks pl; return pl; }   // as made so far (none: empty)
 inline PairLinks& pair_links() {
     PairLinks& pl = pair_links_made();
     Team& t = team();
     if (!pl.comm.empty() || t.size < 2) return pl;
-    const int P = t.size, n = P + P % 2;
+    const int P = t.size, g = t.rank, rounds = pair_rounds(P);
     pl.comm.assign(P, nullptr);
-    pl.stream.assign(P, nullptr);
     pl.peer.assign(P, 0);
-    pl.done.assign(P, nullptr);
-    for (int d = 0; d < n - 1; ++d) {
-        const int g = t.rank;
+    pl.partner.assign(rounds, P);
+    pl.stream.assign(rounds, nullptr);
+    pl.arrived.assign(rounds, nullptr);
+    int lowest = 0, highest = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    for (int d = 0; d < rounds; ++d) {
         const int partner = pair_partner(g, d, P);
         const bool real = partner < P;
         if (P == 2) {
@@ -212,10 +219,11 @@ inline PairLinks& pair_links() {
             NCCL_CHECK(ncclCommSplit(t.comm, real ? std::min(g, partner) : NCCL_SPLIT_NOCOLOR, g, &c, nullptr));
             if (real) pl.comm[partner] = c;
         }
+        CUDA_CHECK(cudaStreamCreateWithPriority(&pl.stream[d], cudaStreamNonBlocking, highest));
+        CUDA_CHECK(cudaEventCreateWithFlags(&pl.arrived[d], cudaEventDisableTiming));
         if (!real) continue;
+        pl.partner[d] = partner;
         pl.peer[partner] = g < partner ? 1 : 0;
-        CUDA_CHECK(cudaStreamCreateWithFlags(&pl.stream[partner], cudaStreamNonBlocking));
-        CUDA_CHECK(cudaEventCreateWithFlags(&pl.done[partner], cudaEventDisableTiming));
     }
     CUDA_CHECK(cudaEventCreateWithFlags(&pl.ready, cudaEventDisableTiming));
     return pl;
@@ -228,10 +236,15 @@ inline int finish_team(int code) {
     if (t.comm) {
         CUDA_CHECK(cudaStreamSynchronize(t.stream));
         PairLinks& pl = pair_links_made();
-        for (size_t p = 0; p < pl.comm.size(); ++p) {
-            if (pl.stream[p]) CUDA_CHECK(cudaStreamSynchronize(pl.stream[p]));
-            if (pl.comm[p] && pl.comm[p] != t.comm) NCCL_CHECK(ncclCommDestroy(pl.comm[p]));
+        for (cudaStream_t s : pl.stream) {
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            CUDA_CHECK(cudaStreamDestroy(s));
         }
+        for (cudaEvent_t e : pl.arrived) CUDA_CHECK(cudaEventDestroy(e));
+        if (pl.ready) CUDA_CHECK(cudaEventDestroy(pl.ready));
+        for (ncclComm_t c : pl.comm)
+            if (c && c != t.comm) NCCL_CHECK(ncclCommDestroy(c));
+        pl = PairLinks{};
         NCCL_CHECK(ncclCommDestroy(t.comm));
         t.comm = nullptr;
     }
@@ -326,7 +339,9 @@ public:
     }
     ~Steps() { for (auto e : ev_) cudaEventDestroy(e); }
     void begin() { if (!ev_.empty()) CUDA_CHECK(cudaEventRecord(ev_[0], team().stream)); }
-    void end(int step) { CUDA_CHECK(cudaEventRecord(ev_[step + 1], team().stream)); }
+    void end(int step) { end(step, team().stream); }
+    // A step that ends on another stream (11's exchange, whose rounds run beside the first merges).
+    void end(int step, cudaStream_t s) { CUDA_CHECK(cudaEventRecord(ev_[step + 1], s)); }
     std::vector<double> ms() const {   // after the stream is synchronised
         std::vector<double> out;
         for (size_t i = 0; i + 1 < ev_.size(); ++i) {

@@ -1,6 +1,6 @@
 // common/slices.h — how the multi-GPU programs split n elements over P GPUs (host-only, no NCCL,
 // so the host tests use it too): n / P each, the first n % P GPUs one more; a GPU may get none.
-// Also the round-robin pairing by which every pair of GPUs gets its own communicator.
+// Also the round-robin pairing of the exchange: every pair of GPUs gets its own communicator and round.
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -14,14 +14,29 @@ inline Slice slice_of(size_t n, int rank, int ranks) {
     return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
 }
 
-// Round d (0 <= d < n - 1, n = P rounded up to even) of a round-robin pairing of P GPUs, the
-// circle method: GPU n - 1 meets GPU d, GPU g meets 2d - g mod n - 1. Over the n - 1 rounds every
-// GPU meets every other exactly once; a partner >= P (the phantom of odd P) means "sit out".
+// The exchange's rounds: P - 1 for even P, P for odd P (each round one GPU sits out).
+inline int pair_rounds(int P) { return P + P % 2 - 1; }
+
+// GPU g's partner in round d (0 <= d < pair_rounds(P)) of a round-robin pairing: over the rounds
+// every GPU meets every other exactly once.
+//   P a power of two: g XOR (d + 1). Round 0 pairs neighbours (0-1, 2-3, ...), rounds 1-2 complete
+//     aligned groups of 4, rounds 3-6 groups of 8: 11's merge of a group's runs (in source order)
+//     can start while later rounds bring the rest.
+//   other P: the circle method over n = P rounded up to even: GPU n - 1 meets GPU d, GPU g meets
+//     2d - g mod n - 1; a partner >= P (the phantom of odd P) means "sit out".
 inline int pair_partner(int g, int d, int P) {
+    if ((P & (P - 1)) == 0) return g ^ (d + 1);
     const int n = P + P % 2;
     if (g == n - 1) return d;
     if (g == d) return n - 1;
     return ((2 * d - g) % (n - 1) + (n - 1)) % (n - 1);
+}
+
+// The round in which GPU g meets GPU p (p != g).
+inline int pair_round(int g, int p, int P) {
+    for (int d = 0; d < pair_rounds(P); ++d)
+        if (pair_partner(g, d, P) == p) return d;
+    return -1;
 }
 
 }  // namespace mgpu

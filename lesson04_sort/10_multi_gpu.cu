@@ -198,6 +198,7 @@ public:
         }
         CUDA_CHECK(cudaEventRecord(kept_, side_));
         send_runs<K, kPairs>(rt, d_part_keys_.data(), d_part_vals_.data(), d_recv_keys_.data(), d_recv_vals_.data());
+        await_all_rounds();
         CUDA_CHECK(cudaStreamWaitEvent(t.stream, kept_, 0));
         steps.end(2);
         // 4. the local sort: 08's launcher on what arrived (stable, so pairs stay in input order).

@@ -112,12 +112,14 @@ merge_two_runs(const K* __restrict__ ka, const uint32_t* __restrict__ va, size_t
         merge_tile_lean<false, K, kPairs>(sk, sv, ka + a_at, kb + b_at, vat, vbt, kdst + start, vout, ta, tb);
 }
 
-// A sorted run on this GPU: the kept part of its own shard, a received run, or a merge of runs.
+// A sorted run on this GPU: the kept part of its own shard, a received run, or a merge of runs;
+// `round` is the exchange round after which it is all here (-1: here from the start).
 template <class K>
 struct Run {
     const K* keys;
     const uint32_t* vals;   // pairs only
     size_t count;
+    int round;
 };
 
 // One GPU's share of the sort: its slice of the input in, its slice of the sorted output out
@@ -189,44 +191,59 @@ public:
         out_count_ = rt.received;
         this->link_bytes[2] = double(rt.sent_away) * this->kKeyBytes;
         send_runs<K, kPairs>(rt, sorted, sorted_vals, d_recv_keys_.data(), d_recv_vals_.data());
-        steps.end(2);
-        // 4. merge the P runs, in source order: the kept one where it lies, the others as received.
+        steps.end(2, rounds_joined());   // the last round is over: every run is here
+        // 4. merge the P runs, in source order: the kept one where it lies, the others as received,
+        //    each merge as soon as the rounds that bring its runs are over.
         std::vector<Run<K>> runs;
         for (int p = 0; p < P; ++p) {
             if (p == me)
-                runs.push_back({sorted + rt.send_at[me], kPairs ? sorted_vals + rt.send_at[me] : nullptr, rt.from(me)});
+                runs.push_back({sorted + rt.send_at[me], kPairs ? sorted_vals + rt.send_at[me] : nullptr, rt.from(me), -1});
             else
                 runs.push_back({d_recv_keys_.data() + rt.recv_at[p], kPairs ? d_recv_vals_.data() + rt.recv_at[p] : nullptr,
-                                rt.from(p)});
+                                rt.from(p), mgpu::pair_round(me, p, P)});
         }
         merge_runs(std::move(runs));
+        await_all_rounds();   // (the last merge waited for them already; the next sort overwrites what was sent)
         steps.end(3);
     }
 
 private:
-    // The merge: rounds of 05's two-run merge on neighbouring runs (0+1, 2+3, ...; an odd last run
-    // waits for the next round) until one run is left, written to the output. Neighbours in source
-    // order, A before B on ties: equal keys come out in source order, so pairs stay stable. On 4 GPUs
-    // this reads and writes every received key twice; a 4-way merge path would do it once, but
+    // The merge: a tree of 05's two-run merges on neighbouring runs (0+1, 2+3, ...; an odd last run
+    // waits for the next level) until one run is left, written to the output. Neighbours in source
+    // order, A before B on ties: equal keys come out in source order, so pairs stay stable. The
+    // merges are issued in the order their runs arrive: on 2^j GPUs the exchange meets neighbours
+    // first (pair_partner), so 0+1 or 2+3 runs while the last rounds carry the rest. On 4 GPUs this
+    // still reads and writes every received key twice; a 4-way merge path would do it once, but
     // needs a search over 3 split points per tile and a 4-way choice per output in a kernel 05
-    // showed to be bound by instructions, not bytes: a new kernel, where two rounds reuse 05's.
+    // showed to be bound by instructions, not bytes.
     void merge_runs(std::vector<Run<K>> runs) {
-        for (int round = 0; runs.size() > 1; ++round) {
+        struct Merge { Run<K> a, b; K* kdst; uint32_t* vdst; };
+        std::vector<Merge> merges;
+        for (int level = 0; runs.size() > 1; ++level) {
             const bool last = runs.size() == 2;
-            // P <= 8: at most two rounds before the last (8 -> 4 -> 2 -> 1), into tmp 0 then tmp 1,
-            // so a run that waits a round is never overwritten.
-            K* kdst = last ? d_out_keys_.data() : d_tmp_keys_[round].data();
-            uint32_t* vdst = last ? d_out_vals_.data() : d_tmp_vals_[round].data();
+            // P <= 8: at most two levels before the last (8 -> 4 -> 2 -> 1), into tmp 0 then tmp 1,
+            // so a run that waits a level is never overwritten.
+            K* kdst = last ? d_out_keys_.data() : d_tmp_keys_[level].data();
+            uint32_t* vdst = last ? d_out_vals_.data() : d_tmp_vals_[level].data();
             std::vector<Run<K>> next;
             size_t at = 0;
             for (size_t i = 0; i + 1 < runs.size(); i += 2) {
-                merge_two(runs[i], runs[i + 1], kdst + at, kPairs ? vdst + at : nullptr);
+                merges.push_back({runs[i], runs[i + 1], kdst + at, kPairs ? vdst + at : nullptr});
                 const size_t merged = runs[i].count + runs[i + 1].count;
-                next.push_back({kdst + at, kPairs ? vdst + at : nullptr, merged});
+                next.push_back({kdst + at, kPairs ? vdst + at : nullptr, merged, std::max(runs[i].round, runs[i + 1].round)});
                 at += merged;
             }
             if (runs.size() % 2) next.push_back(runs.back());
             runs = std::move(next);
+        }
+        // A merge is ready no sooner than the merges that make its runs, which come earlier in the
+        // list: a stable sort by readiness keeps them first.
+        auto ready = [](const Merge& m) { return std::max(m.a.round, m.b.round); };
+        std::stable_sort(merges.begin(), merges.end(), [&](const Merge& x, const Merge& y) { return ready(x) < ready(y); });
+        int waited = -1;
+        for (const Merge& m : merges) {
+            if (ready(m) > waited) await_round(waited = ready(m));
+            merge_two(m.a, m.b, m.kdst, m.vdst);
         }
     }
 

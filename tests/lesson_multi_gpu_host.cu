@@ -16,8 +16,10 @@
 //   one (g + 1 < r*), the merge taking ties from the higher source rank. A splitter's own key put
 //   on the lower side (i <= i*) must pass: it is only another cut point of the same total order.
 //
-//   The round-robin pairing of mgpu::pair_links (a communicator per pair of GPUs): every pair of
-//   2-8 GPUs meets once, mutually; a planted off-by-one must fail.
+//   The round-robin pairing of the exchange (mgpu::pair_links: a communicator and a round per pair
+//   of GPUs): every pair of 2-8 GPUs meets once, mutually; pair_round inverts it; on 2, 4 and 8
+//   GPUs neighbours meet first, then aligned groups of 4, then 8. Planted: an off-by-one, a repeated
+//   XOR partner, and a valid pairing that does not fill groups first (the circle method) must fail.
 //
 //   make build/tests/lesson_multi_gpu_host && build/tests/lesson_multi_gpu_host
 #include <cstdio>
@@ -105,7 +107,7 @@ static bool pairing_ok(int (*partner)(int, int, int), int P, std::string& why) {
     const int n = P + P % 2;
     for (int g = 0; g < P; ++g) {
         std::vector<int> met(P, 0);
-        for (int d = 0; d < n - 1; ++d) {
+        for (int d = 0; d < mgpu::pair_rounds(P); ++d) {
             const int q = partner(g, d, P);
             if (q < 0 || q >= n || q == g) { why = "P=" + std::to_string(P) + ": GPU " + std::to_string(g) + " meets " + std::to_string(q); return false; }
             if (q < P && partner(q, d, P) != g) { why = "P=" + std::to_string(P) + ": round " + std::to_string(d) + " not mutual"; return false; }
@@ -116,11 +118,31 @@ static bool pairing_ok(int (*partner)(int, int, int), int P, std::string& why) {
     }
     return true;
 }
+// Powers of two: the rounds before 2^j - 1 keep every GPU inside its aligned group of 2^j, so a
+// group's runs are all there after round 2^j - 2 (11 merges them while later rounds run).
+static bool groups_ok(int (*partner)(int, int, int), int P) {
+    for (int g = 0; g < P; ++g)
+        for (int d = 0; d < P - 1; ++d) {
+            int s = 2;
+            while (s < d + 2) s *= 2;   // the group that round d completes or fills
+            if (partner(g, d, P) / s != g / s) return false;
+        }
+    return true;
+}
 static void test_pairing() {
     std::string why;
     bool ok = true;
     for (int P = 2; P <= 8 && ok; ++P) ok = pairing_ok(mgpu::pair_partner, P, why);
     report("round-robin pairing: every pair of 2-8 GPUs meets once, mutually", ok, why);
+    bool back = true;
+    for (int P = 2; P <= 8; ++P)
+        for (int g = 0; g < P; ++g)
+            for (int p = 0; p < P; ++p)
+                if (p != g) back = back && mgpu::pair_partner(g, mgpu::pair_round(g, p, P), P) == p;
+    report("pair_round(g, p) is the round in which g meets p", back);
+    bool grouped = true;
+    for (int P : {2, 4, 8}) grouped = grouped && groups_ok(mgpu::pair_partner, P);
+    report("2, 4, 8 GPUs: neighbours first, then aligned groups of 4, then 8", grouped);
     auto planted = [](int g, int d, int P) {
         const int n = P + P % 2;
         if (g == n - 1) return d;
@@ -130,6 +152,18 @@ static void test_pairing() {
     bool caught = false;
     for (int P = 2; P <= 8; ++P) caught = caught || !pairing_ok(planted, P, why);
     report("planted bug caught: pairing off by one (2d - g + 1)", caught, "the checker passed it");
+    auto planted_xor = [](int g, int d, int P) { return g ^ (d + 1) ^ (P > 2 && d == 1 ? 3 : 0); };   // round 1 meets g ^ 1 again
+    bool caught_xor = false;
+    for (int P : {4, 8}) caught_xor = caught_xor || !pairing_ok(planted_xor, P, why);
+    report("planted bug caught: XOR rounds with a partner repeated", caught_xor, "the checker passed it");
+    auto circle_only = [](int g, int d, int P) {   // a valid pairing, but not grouped
+        const int n = P + P % 2;
+        if (g == n - 1) return d;
+        if (g == d) return n - 1;
+        return ((2 * d - g) % (n - 1) + (n - 1)) % (n - 1);
+    };
+    report("planted bug caught: a pairing that does not fill aligned groups first", !groups_ok(circle_only, 4),
+           "the group check passed the circle method");
 }
 
 static void test_decomposition() {
