@@ -133,8 +133,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     };
     const float bar = tau == 0 ? 0.0f : topk::bar_of<T>(tau, smallest);
     if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
-    else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::as_float(x) <= bar) keep(x, c); });
-    else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (!(topk::as_float(x) < bar)) keep(x, c); });
+    else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
+    else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
     // is over cap and it falls back); a long row's spilled ones were counted as they went.
@@ -246,16 +246,19 @@ Plan plan_sampled(size_t rows, size_t len) {
 
 // Which rows this version takes: longer than 06's warp path, k <= 2048, and at most kShortLen long,
 // or at most kMaxLen when few enough rows give each several blocks (else 06's plan).
+// Its plan for them goes to *plan (planned once a call).
 template <class T>
-bool takes(size_t rows, size_t cols, size_t k) {
+bool takes(size_t rows, size_t cols, size_t k, Plan* plan = nullptr) {
     if (cols <= size_t(rowwise::kWarpCols) || k > size_t(rowwise::kBlockMaxK) || cols > kMaxLen) return false;
-    return cols <= kShortLen || plan_sampled<T>(rows, cols).chunks > 1;
+    const Plan p = plan_sampled<T>(rows, cols);
+    if (cols > kShortLen && p.chunks <= 1) return false;
+    if (plan) *plan = p;
+    return true;
 }
 
 template <class T, class Reader>
-void launch(const T* d_in, const int64_t* d_offsets, size_t rows, size_t len, size_t k, bool smallest, T* d_vals,
-            uint32_t* d_idx) {
-    const Plan p = plan_sampled<T>(rows, len);
+void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows, size_t len, size_t k, bool smallest,
+            T* d_vals, uint32_t* d_idx) {
     Tally* tally = course::scratch_as<Tally>(8, rows);   // slots 0-7 are 06's
     uint64_t* g_cand = course::scratch_as<uint64_t>(9, p.chunks > 1 ? rows * p.lcap : 1);
     // Equal long rows: a row the sample missed goes to 06's M launches, which skip the others.
@@ -292,8 +295,9 @@ static course::PlanHook plan_hook(kernel_plans);
 // The row-wise launcher: this version's one pass where it applies, 06's paths elsewhere.
 template <class T = float, class Reader = rowwise::AlignedRows>
 void sampled_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
-    if (!takes<T>(rows, cols, k)) return rowwise::rowwise_topk<T, Reader>(d_in, rows, cols, k, smallest, d_vals, d_idx);
-    launch<T, Reader>(d_in, nullptr, rows, cols, k, smallest, d_vals, d_idx);
+    Plan p;
+    if (!takes<T>(rows, cols, k, &p)) return rowwise::rowwise_topk<T, Reader>(d_in, rows, cols, k, smallest, d_vals, d_idx);
+    launch<T, Reader>(p, d_in, nullptr, rows, cols, k, smallest, d_vals, d_idx);
 }
 
 // A ragged batch: always the one pass (k <= 2048), chunks cut from the longest row.
@@ -301,7 +305,7 @@ template <class T = float>
 void sampled_ragged(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k,
                     bool smallest, T* d_vals, uint32_t* d_idx) {
     if (k > size_t(rowwise::kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (the k are sorted in shared memory)");
-    launch<T, rowwise::AlignedRows>(d_in, d_offsets, rows, max_len, k, smallest, d_vals, d_idx);
+    launch<T, rowwise::AlignedRows>(plan_sampled<T>(rows, max_len), d_in, d_offsets, rows, max_len, k, smallest, d_vals, d_idx);
 }
 
 }  // namespace sampled

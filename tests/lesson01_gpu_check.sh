@@ -3,7 +3,7 @@
 # the 16-bit and ragged inputs, CUB's top-k bars), in two calls that each fit a borrowed GPU session
 # (one H100/H200, 16 cores), from the repo root:
 #   A (~7 min): builds the lesson's row-wise programs, the 1-D 05 and the bars, and the old 06/08 (OLD_REV,
-#               from build/old_l01 or git), host test, 08's and 06's full batteries, the others'
+#               from build/old_l01 or git), host test, 08's, 06's and the row bars' full batteries, the others'
 #               --test --quick, wrong/row_float4 (must exit 1), 08 from compute_75 PTX as a T4, and
 #               compute-sanitizer (memcheck, racecheck, synccheck, initcheck) on 08's and 06's paths.
 #   B (~5 min, the same warm machine): old 08 | 06 | 08 | 08's variants (float32, bfloat16) | CUB's bars | the sort bar
@@ -41,7 +41,13 @@ if [ "$step" = A ]; then
     timeout 300 $B/$p --test > $LOG/l01_test_full_$p.log 2>&1
     echo "$p --test (full) rc=$? | $(tail -1 $LOG/l01_test_full_$p.log)"
   done
-  for p in 05_radix_select 00_cub_segmented_rows 00_cub_batched_topk_rows 00_cub_device_topk 00_cub_sort exercises/row_warp_select; do
+  for p in 00_cub_batched_topk_rows 00_cub_segmented_rows; do   # the row bars: full batteries and memcheck too
+    timeout 200 $B/$p --test > $LOG/l01_test_full_$p.log 2>&1
+    echo "$p --test (full) rc=$? | $(tail -1 $LOG/l01_test_full_$p.log)"
+    timeout 90 compute-sanitizer --tool memcheck --error-exitcode 9 $B/$p --rows 7 --n 128256 --k 256 --reps 1 > /dev/null 2>&1
+    echo "$p memcheck [--rows 7 --n 128256 --k 256] rc=$?"
+  done
+  for p in 05_radix_select 00_cub_device_topk 00_cub_sort exercises/row_warp_select; do
     timeout 200 $B/$p --test --quick > $LOG/l01_test_${p#*/}.log 2>&1
     echo "$p --test --quick rc=$? | $(tail -1 $LOG/l01_test_${p#*/}.log)"
   done
