@@ -3,14 +3,15 @@
 # sort first, then merge) on one multi-GPU machine, from the repo root. Steps (STEPS, in this order):
 #   build     08 (the one-GPU bar), 10, 11 and the host test (make finds NCCL: pip's nvidia-nccl-cu13
 #             or NCCL_HOME=...), then the host test
-#   test      11's --test batteries (TESTS="quick full") on 1 GPU and every count of GPUS (TEST_GPUS
-#             overrides: "1 2 4"); 10's quick battery on the largest count (10 and 11 share their
-#             scaffolding, multi_gpu_sort.cuh)
+#   test      11's --test batteries (TESTS="quick full") on 1 GPU, 3 (an odd count: one GPU sits each
+#             pairing of the exchange out) and every count of GPUS (TEST_GPUS overrides: "1 2 4"); 10's
+#             quick battery on the largest count (10 and 11 share their scaffolding, multi_gpu_sort.cuh)
 #   bench     08 on one GPU, then 10 and 11 on each count of GPUS, at N (2^29) uint32 keys and pairs,
 #             ROUNDS rounds (2) interleaved; each round's ratio 08 time / version time, and the target
-#   sanitize  (asked for by name) racecheck, initcheck and memcheck of 11 on 2 GPUs at multi-tile sizes
-#             (expected, NCCL's own: racecheck hazards in its SendRecv kernel; memcheck's 16 host-API
-#             errors inside ncclCommInitRank, its probes of kernels built for other GPUs)
+#   sanitize  (asked for by name) racecheck, initcheck and memcheck of 11 on 2 GPUs at multi-tile sizes,
+#             and memcheck of 10 (expected, NCCL's own: racecheck hazards in its SendRecv kernel;
+#             memcheck's host-API errors inside ncclCommInitRank and ncclCommSplit, its probes of
+#             kernels built for other GPUs: 16 a communicator's creation per process)
 #   beyond    (asked for by name) sizes one GPU refuses, checked: 11 at 2^31 - 2^20 keys and pairs on
 #             2 GPUs and 2^32 - 2^21 keys on 4; 10 at 2^30 on 2 (its receive margin stops below 2^31)
 #   others    (asked for by name) the other lessons' multi-GPU programs (lesson 01's two top-k, lesson
@@ -31,7 +32,7 @@ OUT=${OUT:-logs}
 GPUS=${GPUS:-2 4}
 STEPS=${STEPS:-build test bench}
 TESTS=${TESTS:-quick full}
-TEST_GPUS=${TEST_GPUS:-1 $GPUS}
+TEST_GPUS=${TEST_GPUS:-1 3 $GPUS}
 ROUNDS=${ROUNDS:-2}
 ARCH=${ARCH:-90}
 N=${N:-2^29}
@@ -126,6 +127,12 @@ for step in $STEPS; do
         rc=$?
         say "$name rc=$rc | $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$LOGS/$name.log" | sort | uniq -c | tr -s ' ' | head -3 | tr '\n' ';')"
       done
+    done
+    for a in "--n 50001 --type pairs" "--n 50001 --dist few"; do
+      name="sanitize_memcheck_10_$(echo "$a" | tr -d ' -')"
+      timeout "$TIMEOUT" compute-sanitizer --tool memcheck --target-processes all $B/10_multi_gpu $a --gpus $p --reps 1 \
+        > "$LOGS/$name.log" 2>&1
+      say "$name rc=$? | $(grep -E "ERROR SUMMARY|Invalid" "$LOGS/$name.log" | sort | uniq -c | tr -s ' ' | head -3 | tr '\n' ';')"
     done
     ;;
   beyond)
