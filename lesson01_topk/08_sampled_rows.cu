@@ -278,8 +278,9 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
     const topk::rows::Shape s = topk::rows::parse_case(o, c);
     const bool ragged = topk::rows::is_ragged(c.dist) || o.has("lengths");
-    if (!ragged && !takes<float>(s.rows, s.cols, c.param)) return rowwise::kernel_plans(o, c);
-    const Plan p = plan_sampled<float>(s.rows, s.cols);
+    Plan p;
+    if (ragged) p = plan_sampled<float>(s.rows, s.cols);
+    else if (!takes<float>(s.rows, s.cols, c.param, &p)) return rowwise::kernel_plans(o, c);
     std::vector<course::KernelPlan> v{
         {"sampled_rows", kBlock, p.smem, 1, 1,
          std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +

@@ -119,7 +119,7 @@ static bool pairing_ok(int (*partner)(int, int, int), int P, std::string& why) {
     return true;
 }
 // Powers of two: the rounds before 2^j - 1 keep every GPU inside its aligned group of 2^j, so a
-// group's runs are all there after round 2^j - 2 (11 merges them while later rounds run).
+// group's runs are all there after rounds 0..2^j - 2 (11 merges them without waiting for the rest).
 static bool groups_ok(int (*partner)(int, int, int), int P) {
     for (int g = 0; g < P; ++g)
         for (int d = 0; d < P - 1; ++d) {
@@ -156,13 +156,10 @@ static void test_pairing() {
     bool caught_xor = false;
     for (int P : {4, 8}) caught_xor = caught_xor || !pairing_ok(planted_xor, P, why);
     report("planted bug caught: XOR rounds with a partner repeated", caught_xor, "the checker passed it");
-    auto circle_only = [](int g, int d, int P) {   // a valid pairing, but not grouped
-        const int n = P + P % 2;
-        if (g == n - 1) return d;
-        if (g == d) return n - 1;
-        return ((2 * d - g) % (n - 1) + (n - 1)) % (n - 1);
-    };
-    report("planted bug caught: a pairing that does not fill aligned groups first", !groups_ok(circle_only, 4),
+    bool circle = true;   // the circle method alone is a valid pairing for every count, but not grouped
+    for (int P = 2; P <= 8 && circle; ++P) circle = pairing_ok(mgpu::circle_partner, P, why);
+    report("the circle method alone: every pair of 2-8 GPUs meets once, mutually", circle, why);
+    report("planted bug caught: a pairing that does not fill aligned groups first", !groups_ok(mgpu::circle_partner, 4),
            "the group check passed the circle method");
 }
 
