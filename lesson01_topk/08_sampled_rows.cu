@@ -11,9 +11,9 @@
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100): 256 x 262144 k 256 in 0.1202 ms (06: 0.2911); 64 x 131072 k 256 in 0.0397 ms
-// (06: 0.0663); 4 x 2^24 k 1024 in 0.1751 ms (M: 0.4272). Rows the sample misses cost more than in
-// 06: README_rows.md.
+// Measured (H100): 256 x 262144 k 256 in 0.1195 ms (06: 0.2911); 4 x 2^24 k 1024 in 0.1751 ms
+// (M: 0.4272). Float32 passes keep two loads a thread in flight (staged_pass): 64 x 128256 k 50 in
+// 0.0347 ms against 0.0370 (same run). Rows the sample misses cost more than in 06: README_rows.md.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -34,6 +34,13 @@ constexpr uint32_t kShortLen = 1u << 20;     // rows up to this keep their candi
 constexpr uint32_t kListCap = 1u << 17;      // a longer row's candidates: a list of 131072 in global memory
 constexpr uint32_t kMaxLen = 1u << 25;       // longer rows: the threshold would be the 8192 samples' j-th, j < 8
 constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 06's M)
+// 16-byte vectors a thread keeps requested ahead in the pass (staged_pass) over rows up to kShortLen:
+// 2 for float32, 0 for 16-bit types. Measured (H100, same run): 1 for float32 cost 0.0340 ms against
+// 0.0329 (64 x 128256 k 50); 1 for bfloat16 0.0369 against 0.0364 (64 x 131072 k 256). Past kShortLen
+// (kList) staging 1 cost 0.1646 against 0.1590 (bfloat16 4 x 2^24 k 1024) and even staged_pass<0>
+// 0.1845 against 0.1767 (float32), so those rows keep the sample, then AlignedRows::each.
+template <class T>
+constexpr uint32_t kInFlight = sizeof(T) == 4 ? 2 : 0;
 
 // How many of a row's keys the threshold should let through: 4 kk, kept between a quarter and a
 // half of the candidate buffer, so that the sample's error (the j-th largest of S samples stands
@@ -67,6 +74,47 @@ __device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, ui
         rowwise::narrow<T>([&](auto f) { for (uint32_t i = t; i < S; i += kBlock) f(s_sample[i]); }, prefix, pbits, d,
                            rem, sm.hist);
     return pbits == 32 ? prefix : prefix << 10;   // (16-bit keys are whole after two digits)
+}
+
+// The pass over a block's chunk, [begin, end) of `row`: f(value, column) for each element, with
+// U 16-byte vectors a thread requested before the previous U are filtered (AlignedRows::each's
+// unrolled loop waits for each load in turn: ~1.5 us each on a loaded H100, TUNING.md), and the
+// first U requested before setup() runs, so that the sample's latency hides theirs. setup() is
+// called once by every thread (it may hold barriers); f may use what it set. U = 0: setup(), then
+// AlignedRows::each.
+template <uint32_t U, class T, class Setup, class F>
+__device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t begin, uint32_t end, Setup&& setup,
+                                            F&& f) {
+    if constexpr (U == 0) {
+        setup();
+        rowwise::AlignedRows::each(row, 0, begin, end, int(threadIdx.x), kBlock, f);
+    } else {
+        constexpr uint32_t V = 16 / sizeof(T);
+        const uint32_t t = threadIdx.x;
+        const uint32_t head = min(uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / uint32_t(sizeof(T)),
+                                  end - begin);
+        const uint32_t body = begin + head, vecs = (end - body) / V;
+        const uint4* rowv = reinterpret_cast<const uint4*>(row + body);
+        uint4 cur[U], nxt[U];
+        auto request = [&](uint4* v, uint32_t q0) {
+#pragma unroll
+            for (uint32_t u = 0; u < U; ++u) v[u] = q0 + u * kBlock < vecs ? rowv[q0 + u * kBlock] : uint4{};
+        };
+        request(cur, t);
+        setup();
+        if (t < head) f(row[begin + t], begin + t);
+        for (uint32_t q0 = t; q0 < vecs; q0 += U * kBlock) {
+            request(nxt, q0 + U * kBlock);
+#pragma unroll
+            for (uint32_t u = 0; u < U; ++u)
+                if (q0 + u * kBlock < vecs)
+#pragma unroll
+                    for (uint32_t i = 0; i < V; ++i) f(rowwise::vec_elem<T>(cur[u], int(i)), body + V * (q0 + u * kBlock) + i);
+#pragma unroll
+            for (uint32_t u = 0; u < U; ++u) cur[u] = nxt[u];
+        }
+        for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += kBlock) f(row[c], uint32_t(c));
+    }
 }
 
 // A row's running total of candidates and how many of its blocks are done; the row's last block
@@ -108,16 +156,12 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     }
     const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
     const uint32_t end = topk::rows::chunk_end(len, begin, chunk);
-    // 1. The threshold: every key when the whole row fits in the buffer, else from the sample.
-    //    (Prefetching the chunk into L2 meanwhile was slower: 0.0437 ms against 0.0408, 64 x 131072.)
-    const uint32_t tau = len <= cap ? 0u
-                                    : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap), cap, smallest,
-                                                       reinterpret_cast<uint32_t*>(s_cand), sm);
+    // 1. The threshold: every key when the whole row fits in the buffer, else from the sample, computed
+    //    while this thread's first vectors of the chunk are on their way (staged_pass). (Prefetching the
+    //    whole chunk into L2 meanwhile was slower: 0.0437 ms against 0.0408, 64 x 131072.)
     // 2. One pass over this block's chunk: the elements that pass go to shared memory. The test is a
     //    float comparison with bar_of(tau) (lesson.cuh), not the key transform on every element;
     //    the keys that pass are an upper set of the row's order holding every key >= tau.
-    if (t == 0) { sm.ncand = 0; s_full = 0; }
-    __syncthreads();
     auto keep = [&](T x, uint32_t c) {
         const uint32_t i = atomicAdd(&sm.ncand, 1u);
         if (i < cap) s_cand[i] = pack(to_key(x, smallest), c);
@@ -131,10 +175,32 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             else atomicExch(&s_full, 1u);    // the row has overflowed: stop spilling
         }
     };
-    const float bar = tau == 0 ? 0.0f : topk::bar_of<T>(tau, smallest);
-    if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
-    else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
-    else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
+    auto start_count = [&] {
+        if (t == 0) { sm.ncand = 0; s_full = 0; }
+        __syncthreads();
+    };
+    if constexpr (kList) {                   // rows past kShortLen: the sample, then the pass (kInFlight)
+        const uint32_t tau = len <= cap ? 0u : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap), cap,
+                                                                 smallest, reinterpret_cast<uint32_t*>(s_cand), sm);
+        start_count();
+        const float bar = tau == 0 ? 0.0f : topk::bar_of<T>(tau, smallest);
+        if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
+        else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
+        else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
+    } else if (len <= cap) {
+        start_count();
+        Reader::each(in, start, begin, end, t, kBlock, keep);
+    } else {
+        float bar = 0;
+        auto threshold = [&] {
+            const uint32_t tau = sample_threshold(row, len, wanted(kk, long_row ? lcap : cap), cap, smallest,
+                                                  reinterpret_cast<uint32_t*>(s_cand), sm);
+            bar = topk::bar_of<T>(tau, smallest);
+            start_count();
+        };
+        if (smallest) staged_pass<kInFlight<T>>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
+        else staged_pass<kInFlight<T>>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
+    }
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
     // is over cap and it falls back); a long row's spilled ones were counted as they went.
