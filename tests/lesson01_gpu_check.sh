@@ -4,7 +4,8 @@
 # (one H100/H200, 16 cores), from the repo root:
 #   A (~7 min): builds the lesson's row-wise programs, the 1-D 05 and the bars, and the old 06/08 (OLD_REV,
 #               from build/old_l01 or git), host test, 08's, 06's and the row bars' full batteries, the others'
-#               --test --quick, wrong/row_float4 (must exit 1), 08 from compute_75 PTX as a T4, and
+#               --test --quick, wrong/row_float4 (must exit 1), 08 from compute_75 PTX as a T4, 06 and 08 from
+#               compute_80 / compute_89 PTX as an A100 / an L4 (and 08's first-call plan as an A100), and
 #               compute-sanitizer (memcheck, racecheck, synccheck, initcheck) on 08's and 06's paths.
 #   B (~5 min, the same warm machine): old 08 | 06 | 08 | 08's variants (float32, bfloat16) | CUB's bars | the sort bar
 #               on every benchmark shape, two rounds; the ragged serving case; 05 against DeviceTopK;
@@ -28,6 +29,10 @@ if [ "$step" = A ]; then
     $B/00_cub_segmented_rows $B/00_cub_device_topk $B/00_cub_batched_topk_rows $B/wrong/row_float4 \
     $B/exercises/row_warp_select build/tests/lesson01_host 2>&1 | grep -E "error|warning" | head &
   make -j2 BUILD=build_compute_75 ARCH=compute_75 build_compute_75/lesson01_topk/08_sampled_rows > $LOG/l01_t4_build.log 2>&1 &
+  for a in 80 89; do   # an A100's and an L4's code paths (PTX only), run below with their limits
+    make -j2 BUILD=build_compute_$a ARCH=compute_$a build_compute_$a/lesson01_topk/08_sampled_rows \
+      build_compute_$a/lesson01_topk/06_rowwise > $LOG/l01_compute_${a}_build.log 2>&1 &
+  done
   [ -f $OLD/Makefile ] && make -C $OLD -j2 ARCH=90 build/lesson01_topk/06_rowwise build/lesson01_topk/08_sampled_rows > $LOG/l01_old_build.log 2>&1 &
   # Two one-line variants of 08 for the record (TUNING.md): no L2 prefetch; a floor of cap/8 candidates.
   mkdir -p build/var
@@ -54,6 +59,16 @@ if [ "$step" = A ]; then
   $B/wrong/row_float4 --test --quick > /dev/null 2>&1; echo "wrong/row_float4 rc=$? (want 1: caught)"
   COURSE_GPU_PROFILE=t4 timeout 200 build_compute_75/lesson01_topk/08_sampled_rows --test --quick > $LOG/l01_t4_08.log 2>&1
   echo "08 from compute_75 PTX as a T4: rc=$? | $(tail -1 $LOG/l01_t4_08.log)"
+  for pa in a100:80 l4:89; do
+    for p in 08_sampled_rows 06_rowwise; do
+      COURSE_GPU_PROFILE=${pa%%:*} timeout 200 build_compute_${pa##*:}/lesson01_topk/$p --test --quick > $LOG/l01_${pa%%:*}_$p.log 2>&1
+      echo "$p from compute_${pa##*:} PTX as ${pa%%:*}: rc=$? | $(tail -1 $LOG/l01_${pa%%:*}_$p.log)"
+    done
+  done
+  # The first call's plan must match the plan without a GPU (3 blocks a row on an A100's 108 SMs):
+  # resident_blocks once answered 0 for 48 KB of dynamic plus 24 KB of static shared memory (TUNING.md).
+  COURSE_GPU_PROFILE=a100 build_compute_80/lesson01_topk/08_sampled_rows --rows 64 --n 131072 --k 256 --plan \
+    | grep -q "3 blocks a row" && echo "08 --plan as an A100: PASS (3 blocks a row)" || echo "08 --plan as an A100: FAIL (first call planned another chunking)"
   for a in "--rows 2 --n 40001 --k 3000" "--rows 3 --n 40001 --k 50 --type bfloat16" "--rows 1 --n 300001 --k 50 --type float16" \
            "--rows 7 --n 128256 --k 256" "--rows 5 --n 65537 --k 33 --dist equal" "--rows 4 --n 200003 --k 2048 --smallest" \
            "--dist ragged --rows 16 --n 4097 --k 50 --type bfloat16" "--dist serving --rows 4 --n 131072 --k 2048" \
