@@ -166,9 +166,11 @@ inline void await_round(int d) {
         CUDA_CHECK(cudaStreamWaitEvent(mgpu::team().stream, pl.arrived[size_t(i)], 0));
 }
 inline void await_all_rounds() { await_round(int(mgpu::pair_links_made().arrived.size()) - 1); }
-// A stream of the links on which every round is over (where the exchange step ends).
+// A stream of the links on which every round is over (where the exchange step ends); on one GPU,
+// with no links, the job's stream.
 inline cudaStream_t rounds_joined() {
     mgpu::PairLinks& pl = mgpu::pair_links_made();
+    if (pl.stream.empty()) return mgpu::team().stream;
     for (cudaEvent_t e : pl.arrived) CUDA_CHECK(cudaStreamWaitEvent(pl.stream.back(), e, 0));
     return pl.stream.back();
 }
