@@ -116,9 +116,17 @@ int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     if (smem) by_limits = std::min<int>(by_limits, int(d.smem_per_sm / (smem + 1024)));   // 1 KB a block: the runtime's
     int count = 0;
     if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) return by_limits;
-    // Past 48 KB of dynamic shared memory the query answers 0 until the kernel may use that much:
-    // opt in first (08_sampled_rows planned its first call for one block an SM before this).
-    if (smem > 48 * 1024) allow_dynamic_smem(kernel, smem);
+    // Past 48 KB of shared memory a block (static + dynamic) the query answers 0 until the kernel may
+    // use that much: opt in first, where the GPU allows it (08_sampled_rows planned its first call for
+    // one block a row before this; with an A100's 48 KB buffer and 24 KB of static memory, still).
+    static std::map<const void*, size_t> static_smem;
+    auto it = static_smem.find(reinterpret_cast<const void*>(kernel));
+    if (it == static_smem.end()) {
+        cudaFuncAttributes a{};
+        CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+        it = static_smem.emplace(reinterpret_cast<const void*>(kernel), a.sharedSizeBytes).first;
+    }
+    if (smem && it->second + smem > 48 * 1024 && it->second + smem <= d.max_smem_optin) allow_dynamic_smem(kernel, smem);
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
     return std::min(per_sm, by_limits);

@@ -349,7 +349,7 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
     else if (!takes<float>(s.rows, s.cols, c.param, &p)) return rowwise::kernel_plans(o, c);
     std::vector<course::KernelPlan> v{
         {"sampled_rows", kBlock, p.smem, 1, 1,
-         std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +
+         std::to_string(p.chunks) + (p.chunks == 1 ? " block a row of " : " blocks a row of ") + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +
              " blocks, " + std::to_string(p.lcap > p.cap ? p.lcap : p.cap) +
              (p.lcap > p.cap ? " candidates a row (a list in global memory)" : " candidates a row")}};
     if (!ragged && p.lcap > p.cap)           // 06's M, on the rows the sample missed (none: empty launches)

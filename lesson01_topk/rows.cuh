@@ -25,6 +25,7 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -466,8 +467,8 @@ private:
 // ---- the battery and the benchmark -----------------------------------------------------------------
 // Every rows value meets every cols value (up to 2^27 elements; --quick: 2^20) with k in
 // {1, 2, 8, 50, 1024, cols} on "mixed" (eight shapes in one matrix); each shape on its own for
-// 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows; 1 and 3 rows of 2^22 + 5;
-// and the benchmark's shapes.
+// 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows; rows of 2-8 chunks; 1 and 3 rows
+// of 2^22 + 5; and the benchmark's shapes.
 struct Bench { uint64_t rows, cols, k; };
 inline std::vector<Bench> bench_shapes() {
     return {{1, 128256, 50}, {64, 128256, 50}, {256, 256000, 1024}, {4096, 256, 8},
@@ -502,6 +503,15 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
                     add(r, c, 33, "mixed/smallest", t);
                 }
         }
+    // Rows that 08 cuts in 2-8 chunks on GPUs of 100-132 SMs, so that its hand-in between a row's blocks
+    // meets all-equal, NaN and sorted rows too: 64 x 16383 (3 chunks on an H100 or an A100), 40 x 40009
+    // (7 on an H100).
+    for (const auto& rc : {std::pair<uint64_t, uint64_t>{64, 16383}, {40, 40009}}) {
+        if (rc.first * rc.second > limit) continue;
+        for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(1024), uint64_t(2048)}) add(rc.first, rc.second, k, "mixed");
+        add(rc.first, rc.second, 33, "mixed/smallest");
+        if (half) { add(rc.first, rc.second, 50, "mixed", "bfloat16"); add(rc.first, rc.second, 2048, "mixed", "float16"); }
+    }
     if (ragged) {                            // every length pattern, k up to 2048, 16-bit types too
         for (uint64_t r : {uint64_t(8), uint64_t(64), uint64_t(1000)})
             for (uint64_t c : {uint64_t(33), uint64_t(4097), uint64_t(131072)}) {
