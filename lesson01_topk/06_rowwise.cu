@@ -74,14 +74,20 @@ __device__ __forceinline__ T vec_elem(const uint4& v, int i) {
 // c + nthreads cannot wrap when end is near 2^32). The kernels take the reader as a template
 // parameter so that wrong/row_float4.cu can plug in the tempting broken one (every row read as
 // float4 from element (r * cols) / 4 * 4: right only when cols is a multiple of 4).
+// The elements of [begin, end) before row + begin reaches a 16-byte boundary (at most end - begin).
+template <class T>
+__device__ __forceinline__ uint32_t unaligned_head(const T* row, uint32_t begin, uint32_t end) {
+    const uint32_t head = uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / sizeof(T);
+    return min(head, end - begin);
+}
+
 struct AlignedRows {
     template <class T, class F>
     __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin,
                                                 uint32_t end, int t, int nthreads, F&& f) {
         constexpr uint32_t V = 16 / sizeof(T);
         const T* row = in + start;
-        uint32_t head = uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / sizeof(T);
-        head = min(head, end - begin);
+        const uint32_t head = unaligned_head(row, begin, end);
         if (t < int(head)) f(row[begin + t], begin + t);
         const uint32_t body = begin + head, vecs = (end - body) / V;
         const uint4* rowv = reinterpret_cast<const uint4*>(row + body);

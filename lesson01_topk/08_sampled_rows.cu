@@ -91,8 +91,7 @@ __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t 
     } else {
         constexpr uint32_t V = 16 / sizeof(T);
         const uint32_t t = threadIdx.x;
-        const uint32_t head = min(uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / uint32_t(sizeof(T)),
-                                  end - begin);
+        const uint32_t head = rowwise::unaligned_head(row, begin, end);
         const uint32_t body = begin + head, vecs = (end - body) / V;
         const uint4* rowv = reinterpret_cast<const uint4*>(row + body);
         uint4 cur[U], nxt[U];
@@ -193,7 +192,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     } else {
         float bar = 0;
         auto threshold = [&] {
-            const uint32_t tau = sample_threshold(row, len, wanted(kk, long_row ? lcap : cap), cap, smallest,
+            const uint32_t tau = sample_threshold(row, len, wanted(kk, cap), cap, smallest,   // (never a long row here)
                                                   reinterpret_cast<uint32_t*>(s_cand), sm);
             bar = topk::bar_of<T>(tau, smallest);
             start_count();
