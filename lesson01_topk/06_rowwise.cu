@@ -65,6 +65,13 @@ __device__ __forceinline__ T vec_elem(const uint4& v, int i) {
     else return topk::half_from_bits<T>(uint16_t(w[i / 2] >> (16 * (i % 2))));
 }
 
+// The elements of [begin, end) before row + begin reaches a 16-byte boundary (at most end - begin).
+template <class T>
+__device__ __forceinline__ uint32_t unaligned_head(const T* row, uint32_t begin, uint32_t end) {
+    const uint32_t head = uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / sizeof(T);
+    return min(head, end - begin);
+}
+
 // How B and M read a row: AlignedRows::each calls f(value, column) for every element of the row
 // that starts at element `start` of `in` (r * cols; a ragged batch's offsets[r]) in columns
 // [begin, end), each once, spread over `nthreads` threads (this one is `t`). A row starts wherever
@@ -74,13 +81,6 @@ __device__ __forceinline__ T vec_elem(const uint4& v, int i) {
 // c + nthreads cannot wrap when end is near 2^32). The kernels take the reader as a template
 // parameter so that wrong/row_float4.cu can plug in the tempting broken one (every row read as
 // float4 from element (r * cols) / 4 * 4: right only when cols is a multiple of 4).
-// The elements of [begin, end) before row + begin reaches a 16-byte boundary (at most end - begin).
-template <class T>
-__device__ __forceinline__ uint32_t unaligned_head(const T* row, uint32_t begin, uint32_t end) {
-    const uint32_t head = uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / sizeof(T);
-    return min(head, end - begin);
-}
-
 struct AlignedRows {
     template <class T, class F>
     __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin,

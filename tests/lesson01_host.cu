@@ -414,9 +414,9 @@ static void test_half_battery() {
     bool bench = false;
     for (auto& c : rows) bench |= c.dist == "uniform:256x262144" && c.param == 256 && c.dtype == "bfloat16";
     report("rows_battery_serving_shapes", bench, "256 x 262144 k 256 bfloat16 missing");
-    const bool cluster_rows = std::count_if(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:64x16383"; }) >= 4 &&
+    const bool chunked = std::count_if(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:64x16383"; }) >= 4 &&
                               std::any_of(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:40x40009"; });
-    report("rows_battery_chunked_rows", cluster_rows, "rows of 2-8 chunks (64 x 16383, 40 x 40009) missing");
+    report("rows_battery_chunked_rows", chunked, "rows of 2-8 chunks (64 x 16383, 40 x 40009) missing");
     topk::Limits lim;
     lim.half_floats = true;
     auto one = topk::battery(o, lim);
