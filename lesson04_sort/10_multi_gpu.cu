@@ -128,8 +128,8 @@ public:
         size_t cap = std::max<size_t>(size_t(kReceiveSlack * double(this->n) / t.size) + 1, 1 << 16);
         course::require_device_memory(this->kKeyBytes * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
         this->upload_shard();
-        d_part_keys_ = course::DeviceArray<K>(mine_.count);
-        if constexpr (kPairs) d_part_vals_ = course::DeviceArray<uint32_t>(mine_.count);
+        d_part_keys_ = mgpu::LinkArray<K>(mine_.count);
+        if constexpr (kPairs) d_part_vals_ = mgpu::LinkArray<uint32_t>(mine_.count);
         grow(cap);
         tiles_ = (mine_.count + kPartTile - 1) / kPartTile;
         d_counts_ = course::DeviceArray<uint32_t>(std::max<size_t>(size_t(t.size) * tiles_, 1));
@@ -176,7 +176,7 @@ public:
         CUDA_CHECK_LAST();
         steps.end(1);
         // 3. exchange: the P x P counts first (every GPU learns what it will receive), then the data.
-        const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), true);
+        const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), RunLayout::packed);
         if (rt.received > onesweep_limit()) {
             std::fprintf(stderr, "error: GPU %d received %zu keys, beyond the one-GPU sort's limit of %zu (fewer "
                                  "keys, or more GPUs)\n", me, rt.received, onesweep_limit());
@@ -219,13 +219,14 @@ private:
     void grow(size_t cap) {   // receive and output buffers (and 08's scratch grows by itself)
         if (cap <= cap_) return;
         cap_ = cap;
-        d_recv_keys_ = course::DeviceArray<K>(cap);
-        if constexpr (kPairs) d_recv_vals_ = course::DeviceArray<uint32_t>(cap);
+        d_recv_keys_ = mgpu::LinkArray<K>(cap);
+        if constexpr (kPairs) d_recv_vals_ = mgpu::LinkArray<uint32_t>(cap);
         this->grow_output(cap);
     }
     size_t tiles_ = 0, cap_ = 0;
-    course::DeviceArray<K> d_part_keys_, d_recv_keys_;
-    course::DeviceArray<uint32_t> d_part_vals_, d_recv_vals_, d_counts_, d_starts_;
+    mgpu::LinkArray<K> d_part_keys_, d_recv_keys_;             // what is sent and received (registered with NCCL)
+    mgpu::LinkArray<uint32_t> d_part_vals_, d_recv_vals_;
+    course::DeviceArray<uint32_t> d_counts_, d_starts_;
     course::DeviceArray<Sample> d_samples_, d_all_samples_;
     cudaStream_t side_ = nullptr;                  // the kept bucket's copy, beside the exchange
     cudaEvent_t partitioned_ = nullptr, kept_ = nullptr;

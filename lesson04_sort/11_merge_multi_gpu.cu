@@ -3,7 +3,8 @@
 // the P runs it holds (05's merge path). GPU g ends with the g-th slice of the sorted array.
 // What changed since 10: no partition pass. 10 split each unsorted shard into P buckets (the shard
 // read twice and written once) before sorting; a SORTED shard splits at P-1 binary searches into
-// contiguous runs, sent as they lie (the kept run is merged in place, never copied). The merge
+// contiguous runs, each sent as the 16-byte-aligned stretch that holds it (the kept run is merged
+// in place, never copied). The merge
 // reads and writes each received key once per round: one round on 2 GPUs, two on 4. Splitters from
 // regular samples of sorted shards keep every GPU within about n/P x (1 + P/1024) keys, proven for
 // any input (equal keys included), where 10's random samples needed a 1.25 x n/P margin.
@@ -11,8 +12,8 @@
 // exchange (run sizes all-gathered: the job's one wait on the host; then every pair of GPUs at once,
 // each on its own communicator, multi_gpu_sort.cuh) | merge (the neighbour's run first, as soon as it
 // is in). Limit: a GPU sorts ceil(n/P) keys, which must stay below 08's 2^30 (look-back counts); the
-// merge has none, so n < P x 2^30 (10: ~0.8 x P x 2^30). Measured, 2^29 uint32, 08 in the same run:
-// 4 x H100 5.54 ms on 4 GPUs = 1.92x 08's 10.67, 7.95 on 2 = 1.34x; 4 x H200 5.29 ms = 1.99x.
+// merge has none, so n < P x 2^30 (10: ~0.8 x P x 2^30). Measured, 2^29, 08 in the same run, 4 x H200:
+// 4.78 ms on 4 GPUs = 2.20x 08's 10.52 (pairs 7.84 ms = 2.03x), 7.67 on 2 = 1.37x.
 // Build: make build/lesson04_sort/11_merge_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
 //   nvcc -O3 -arch=native -std=c++17 -o sort11 11_merge_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   ./sort11 --n 2^29 --gpus 2      ./sort11 --type pairs --n 2^29 --gpus 4      ./sort11 --test --gpus 1
@@ -143,8 +144,11 @@ public:
         if (P == 1) {
             this->grow_output(mine_.count);
         } else {
-            d_sorted_keys_ = course::DeviceArray<K>(mine_.count);
-            if constexpr (kPairs) d_sorted_vals_ = course::DeviceArray<uint32_t>(mine_.count);
+            // kAlign more: the exchange sends each run's aligned stretch, which may end past the shard
+            d_sorted_keys_ = mgpu::LinkArray<K>(mine_.count + kAlign);
+            if constexpr (kPairs) d_sorted_vals_ = mgpu::LinkArray<uint32_t>(mine_.count + kAlign);
+            CUDA_CHECK(cudaMemset(d_sorted_keys_.data() + mine_.count, 0, kAlign * sizeof(K)));   // sent, never read
+            if constexpr (kPairs) CUDA_CHECK(cudaMemset(d_sorted_vals_.data() + mine_.count, 0, kAlign * 4));
             grow(cap);
         }
         for (int r = 0; r < P; ++r) real_samples_ += mgpu::slice_of(this->n, r, P).count ? kSamples : 0;
@@ -187,8 +191,8 @@ public:
         steps.end(1);
         // 3. exchange: the P x P run sizes first (every GPU learns what it receives), then the runs;
         //    the run this GPU keeps does not move.
-        const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), false);
-        grow(rt.received);
+        const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), RunLayout::aligned);
+        grow(std::max(rt.received, rt.recv_space));
         out_count_ = rt.received;
         this->link_bytes[2] = double(rt.sent_away) * this->kKeyBytes;
         send_runs<K, kPairs>(rt, sorted, sorted_vals, d_recv_keys_.data(), d_recv_vals_.data());
@@ -271,8 +275,8 @@ private:
     void grow(size_t cap) {   // receive, merge rounds' and output buffers (08's scratch grows by itself)
         if (cap <= cap_) return;
         cap_ = cap;
-        d_recv_keys_ = course::DeviceArray<K>(cap);
-        if constexpr (kPairs) d_recv_vals_ = course::DeviceArray<uint32_t>(cap);
+        d_recv_keys_ = mgpu::LinkArray<K>(cap);
+        if constexpr (kPairs) d_recv_vals_ = mgpu::LinkArray<uint32_t>(cap);
         for (int r = 0; r < merge_buffers(mgpu::team().size); ++r) {
             d_tmp_keys_[r] = course::DeviceArray<K>(cap);
             if constexpr (kPairs) d_tmp_vals_[r] = course::DeviceArray<uint32_t>(cap);
@@ -283,8 +287,10 @@ private:
 
     size_t cap_ = 0;
     uint64_t real_samples_ = 0;   // kSamples for every GPU whose shard is not empty
-    course::DeviceArray<K> d_sorted_keys_, d_recv_keys_, d_tmp_keys_[2];
-    course::DeviceArray<uint32_t> d_sorted_vals_, d_recv_vals_, d_tmp_vals_[2];
+    mgpu::LinkArray<K> d_sorted_keys_, d_recv_keys_;           // what is sent and received (registered with NCCL)
+    mgpu::LinkArray<uint32_t> d_sorted_vals_, d_recv_vals_;
+    course::DeviceArray<K> d_tmp_keys_[2];
+    course::DeviceArray<uint32_t> d_tmp_vals_[2];
     course::DeviceArray<unsigned long long> d_splits_;
     course::DeviceArray<Sample> d_samples_, d_all_samples_, d_splitters_;
     course::DeviceArray<uint64_t> d_sizes_, d_matrix_;

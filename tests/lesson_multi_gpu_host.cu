@@ -394,6 +394,82 @@ static void test_psrs_planted() {
            d.error.empty(), d.error);
 }
 
+// plan_routes, replayed: every GPU's send buffer holds tags (source GPU, index), kAlign - 1 spare
+// elements after its shard included; each wire span is copied to its receiver as NCCL would. Every
+// run must land whole at recv_at, the spans of both ends must agree in length, and (aligned) start
+// and length must be multiples of kAlign; receive spans must not overlap. Routings: random sizes,
+// empty runs, runs of 1-7 keys, for P = 1..8. Planted: a run read at its stretch's start (phase
+// ignored), and a stretch not rounded out, must fail.
+enum class RouteBug { none, phase_ignored, not_rounded };
+static bool routes_ok(const std::vector<uint64_t>& m, int P, msort::RunLayout layout, RouteBug bug, std::string& why) {
+    using msort::Routes;
+    std::vector<Routes> r(P);
+    for (int g = 0; g < P; ++g) {
+        r[g].P = P;
+        r[g].me = g;
+        r[g].m = m;
+        msort::plan_routes(r[g], layout);
+        for (int p = 0; p < P; ++p) {
+            if (bug == RouteBug::phase_ignored) r[g].recv_at[p] = r[g].recv_wire[p].at;
+            if (bug == RouteBug::not_rounded && r[g].to(p)) r[g].send_wire[p].count = r[g].to(p);
+        }
+    }
+    const bool aligned = layout == msort::RunLayout::aligned;
+    auto tag = [](int g, size_t i) { return uint64_t(g) << 40 | uint64_t(i); };
+    for (int dst = 0; dst < P; ++dst) {
+        std::vector<uint64_t> recv(r[dst].recv_space, ~0ull);
+        std::vector<char> used(r[dst].recv_space, 0);
+        for (int src = 0; src < P; ++src) {
+            if (src == dst && aligned) continue;
+            const msort::Span out = r[src].send_wire[dst], in = r[dst].recv_wire[src];
+            size_t shard = 0;
+            for (int q = 0; q < P; ++q) shard += m[size_t(src) * P + q];
+            if (out.count != in.count) { why = "wire lengths differ"; return false; }
+            if (out.at + out.count > shard + msort::kAlign - 1) { why = "reads past the spare elements"; return false; }
+            if (aligned && in.count && (out.at % msort::kAlign || in.at % msort::kAlign || in.count % msort::kAlign)) { why = "unaligned span"; return false; }
+            if (in.at + in.count > recv.size()) { why = "span past recv_space"; return false; }
+            for (size_t i = 0; i < in.count; ++i) {
+                if (used[in.at + i]++) { why = "receive spans overlap"; return false; }
+                recv[in.at + i] = tag(src, out.at + i);
+            }
+            for (size_t i = 0; i < m[size_t(src) * P + dst]; ++i)
+                if (recv[r[dst].recv_at[src] + i] != tag(src, r[src].send_at[dst] + i)) {
+                    why = "run from GPU " + std::to_string(src) + " to " + std::to_string(dst) + " lands wrong";
+                    return false;
+                }
+        }
+    }
+    return true;
+}
+static void test_routes() {
+    uint64_t draw = 0;
+    auto next = [&draw] { return course::hash64(77, draw++); };
+    bool ok = true;
+    std::string why;
+    int planted_caught = 0, planted = 0;
+    for (int P = 1; P <= 8 && ok; ++P)
+        for (int trial = 0; trial < 40 && ok; ++trial) {
+            std::vector<uint64_t> m(size_t(P) * P);
+            for (auto& x : m) {
+                const uint64_t pick = next() % 4;
+                x = pick == 0 ? 0 : pick == 1 ? 1 + next() % 7 : next() % 5000;
+            }
+            for (auto layout : {msort::RunLayout::packed, msort::RunLayout::aligned})
+                if (!routes_ok(m, P, layout, RouteBug::none, why)) { ok = false; why += " (P=" + std::to_string(P) + ")"; }
+            if (P >= 2) {
+                std::string w;
+                for (auto bug : {RouteBug::phase_ignored, RouteBug::not_rounded}) {
+                    ++planted;
+                    planted_caught += !routes_ok(m, P, msort::RunLayout::aligned, bug, w);
+                }
+            }
+        }
+    report("plan_routes: every run lands whole, aligned spans agree at both ends (P = 1..8)", ok, why);
+    // a planted routing slips through only when no run of the routing needs the fix (all phases 0)
+    report("plan_routes planted bugs caught in most routings", planted_caught * 10 >= planted * 9,
+           std::to_string(planted_caught) + " of " + std::to_string(planted));
+}
+
 int main() {
     test_slices();
     test_pairing();
@@ -401,6 +477,7 @@ int main() {
     test_planted();
     test_psrs();
     test_psrs_planted();
+    test_routes();
     std::printf("%d passed, %d failed\n", g_pass, g_fail);
     return g_fail ? 1 : 0;
 }

@@ -11,7 +11,8 @@
 #   sanitize  (asked for by name) racecheck, initcheck and memcheck of 11 on 2 GPUs at multi-tile sizes,
 #             and memcheck of 10 (expected, NCCL's own: racecheck hazards in its SendRecv kernel;
 #             memcheck's host-API errors inside ncclCommInitRank and ncclCommSplit, its probes of
-#             kernels built for other GPUs: 16 a communicator's creation per process)
+#             kernels built for other GPUs: 16 a communicator's creation per process; and inside
+#             ncclMemAlloc, one cuMemCreate refused per allocation: it asks for a FABRIC handle first)
 #   beyond    (asked for by name) sizes one GPU refuses, checked: 11 at 2^31 - 2^20 keys and pairs on
 #             2 GPUs and 2^32 - 2^21 keys on 4; 10 at 2^30 on 2 (its receive margin stops below 2^31)
 #   others    (asked for by name) the other lessons' multi-GPU programs (lesson 01's two top-k, lesson
