@@ -117,8 +117,8 @@ int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     int count = 0;
     if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) return by_limits;
     // Past 48 KB of shared memory a block (static + dynamic) the query answers 0 until the kernel may
-    // use that much: opt in first, where the GPU allows it (08_sampled_rows planned its first call for
-    // one block a row before this; with an A100's 48 KB buffer and 24 KB of static memory, still).
+    // use that much: opt in first, where the GPU allows it. Without the opt-in, 08_sampled_rows's first
+    // call as an A100 (a 48 KB buffer, 24 KB of static memory) planned one block a row.
     static std::map<const void*, size_t> static_smem;
     auto it = static_smem.find(reinterpret_cast<const void*>(kernel));
     if (it == static_smem.end()) {
