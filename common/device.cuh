@@ -84,6 +84,19 @@ inline const DeviceInfo& device() {
 // PTX JIT-compiled on an H100): a path that exists only in newer code (clusters, __reduce_*_sync)
 // is chosen from this, never from the GPU's compute capability alone. Under --plan without a GPU,
 // COURSE_PLAN_ARCH (e.g. 750) or else the profile's own architecture.
+// A kernel's attributes (its static shared memory, the PTX version it was built from), asked of the
+// runtime once per kernel: compiled_arch and resident_blocks both read them.
+inline const cudaFuncAttributes& func_attributes(const void* kernel) {
+    static std::map<const void*, cudaFuncAttributes> known;
+    auto it = known.find(kernel);
+    if (it == known.end()) {
+        cudaFuncAttributes a{};
+        CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+        it = known.emplace(kernel, a).first;
+    }
+    return it->second;
+}
+
 inline int compiled_arch(const void* kernel) {
     static std::map<const void*, int> known;
     auto it = known.find(kernel);
@@ -94,9 +107,7 @@ inline int compiled_arch(const void* kernel) {
         const char* a = std::getenv("COURSE_PLAN_ARCH");
         arch = a && *a ? std::atoi(a) : device().cc() * 10;
     } else {
-        cudaFuncAttributes attr;
-        CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
-        arch = attr.ptxVersion * 10;
+        arch = func_attributes(kernel).ptxVersion * 10;
     }
     known[kernel] = arch;
     return arch;
@@ -119,14 +130,8 @@ int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     // Past 48 KB of shared memory a block (static + dynamic) the query answers 0 until the kernel may
     // use that much: opt in first, where the GPU allows it. Without the opt-in, 08_sampled_rows's first
     // call as an A100 (a 48 KB buffer, 24 KB of static memory) planned one block a row.
-    static std::map<const void*, size_t> static_smem;
-    auto it = static_smem.find(reinterpret_cast<const void*>(kernel));
-    if (it == static_smem.end()) {
-        cudaFuncAttributes a{};
-        CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
-        it = static_smem.emplace(reinterpret_cast<const void*>(kernel), a.sharedSizeBytes).first;
-    }
-    if (smem && it->second + smem > 48 * 1024 && it->second + smem <= d.max_smem_optin) allow_dynamic_smem(kernel, smem);
+    const size_t fixed = func_attributes(reinterpret_cast<const void*>(kernel)).sharedSizeBytes;
+    if (smem && fixed + smem > 48 * 1024 && fixed + smem <= d.max_smem_optin) allow_dynamic_smem(kernel, smem);
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
     return std::min(per_sm, by_limits);

@@ -193,10 +193,13 @@ struct LinkRegistration {
     std::vector<std::pair<ncclComm_t, void*>> handles;   // (communicator, NCCL's handle)
 };
 inline std::vector<LinkRegistration*>& link_registry() { static std::vector<LinkRegistration*> r; return r; }
-inline void register_link_memory(LinkRegistration& r, ncclComm_t c) {
-    void* h = nullptr;
-    NCCL_CHECK(ncclCommRegister(c, r.p, r.bytes, &h));
-    r.handles.push_back({c, h});
+inline void register_with_pair_links(LinkRegistration& r, const std::vector<ncclComm_t>& comms) {
+    for (ncclComm_t c : comms) {
+        if (!c) continue;
+        void* h = nullptr;
+        NCCL_CHECK(ncclCommRegister(c, r.p, r.bytes, &h));
+        r.handles.push_back({c, h});
+    }
 }
 inline void deregister_link_memory(LinkRegistration& r) {
     for (auto& ch : r.handles)
@@ -255,9 +258,7 @@ inline PairLinks& pair_links() {
         pl.peer[partner] = g < partner ? 1 : 0;
     }
     CUDA_CHECK(cudaEventCreateWithFlags(&pl.ready, cudaEventDisableTiming));
-    for (LinkRegistration* r : link_registry())          // LinkArrays made before the links
-        for (ncclComm_t c : pl.comm)
-            if (c) register_link_memory(*r, c);
+    for (LinkRegistration* r : link_registry()) register_with_pair_links(*r, pl.comm);   // LinkArrays made before the links
     return pl;
 }
 
@@ -271,8 +272,7 @@ public:
         reg_ = std::make_unique<LinkRegistration>();
         reg_->bytes = n * sizeof(T);
         NCCL_CHECK(ncclMemAlloc(&reg_->p, reg_->bytes));
-        for (ncclComm_t c : pair_links_made().comm)
-            if (c) register_link_memory(*reg_, c);
+        register_with_pair_links(*reg_, pair_links_made().comm);
         link_registry().push_back(reg_.get());
     }
     LinkArray(LinkArray&& o) noexcept = default;
