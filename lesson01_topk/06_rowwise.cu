@@ -249,29 +249,14 @@ __device__ uint32_t narrow(EachKey&& each_key, uint32_t& prefix, int& pbits, int
     return c.count;
 }
 
-// The end of a block's select: `ncand` candidates in s_cand share the k-th key's known prefix (pbits
-// bits; digits from d on unknown), sm.nsel winners are already in sm.sel and k_rem are still to take.
-// The remaining digits over the candidates in shared memory, the last filter, then the kk winners
-// sorted (bitonic.cuh) and written as row r of the output. Contains barriers: call from every thread.
+// Order the kk winners in sm.sel and write them as row r of the output. Packed keys are distinct, so a
+// winner's place is the number of winners above it: for kk <= 256, 4 threads a winner count it in
+// kk / 4 steps with no barrier (the bitonic sort's 36 barriers for 256 took 5.4 us of a 30 us row on
+// the H200: TUNING.md). Contains barriers (kk > 256): call from every thread.
 template <class T>
-__device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
-                           uint64_t* s_cand, uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem,
-                           RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+__device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk, RowSmem& sm,
+                              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     const int t = threadIdx.x;
-    for (; d < 3; ++d)
-        narrow<T>([&](auto f) { for (uint32_t i = t; i < ncand; i += kBlock) f(uint32_t(s_cand[i] >> 32)); },
-                  prefix, pbits, d, k_rem, sm.hist);
-    if (ncand > 0) {                         // prefix is now the k-th key itself
-        for (uint32_t i = t; i < ncand; i += kBlock) {
-            uint64_t p = s_cand[i];
-            uint32_t key = uint32_t(p >> 32);
-            if (key > prefix || (key == prefix && atomicAdd(&sm.ties, 1u) < k_rem)) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
-        }
-        __syncthreads();
-    }
-    // Order the kk winners and write them. Packed keys are distinct, so a winner's place is the number
-    // of winners above it: for kk <= 256, 4 threads a winner count it in kk / 4 steps with no barrier
-    // (the bitonic sort's 36 barriers for 256 took 5.4 us of a 30 us row on the H200: TUNING.md).
     if (kk <= kBlock / 4) {
         const uint32_t e = t / 4, q = t % 4;
         const uint64_t mine = e < kk ? sm.sel[e] : kEmpty;
@@ -289,6 +274,29 @@ __device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, ui
     __syncthreads();
     topk::bitonic::block_sort_desc(sm.sel, m);
     for (uint32_t j = t; j < kk; j += kBlock) write_winner(row, len, r * k + j, sm.sel[j], out_vals, out_idx);
+}
+
+// The end of a block's select: `ncand` candidates in s_cand share the k-th key's known prefix (pbits
+// bits; digits from d on unknown), sm.nsel winners are already in sm.sel and k_rem are still to take.
+// The remaining digits over the candidates in shared memory, the last filter, then write_winners.
+// Contains barriers: call from every thread.
+template <class T>
+__device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
+                           uint64_t* s_cand, uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem,
+                           RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    const int t = threadIdx.x;
+    for (; d < 3; ++d)
+        narrow<T>([&](auto f) { for (uint32_t i = t; i < ncand; i += kBlock) f(uint32_t(s_cand[i] >> 32)); },
+                  prefix, pbits, d, k_rem, sm.hist);
+    if (ncand > 0) {                         // prefix is now the k-th key itself
+        for (uint32_t i = t; i < ncand; i += kBlock) {
+            uint64_t p = s_cand[i];
+            uint32_t key = uint32_t(p >> 32);
+            if (key > prefix || (key == prefix && atomicAdd(&sm.ties, 1u) < k_rem)) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
+        }
+        __syncthreads();
+    }
+    write_winners(row, len, r, k, kk, sm, out_vals, out_idx);
 }
 
 // A short row's padding: its slots [kk, k) get index kNoIndex and value pad_value (rows.cuh).

@@ -6,14 +6,14 @@
 // the same few thousand sampled keys of its row (2 KB - 32 KB, from L2 after the first block) and
 // picks a threshold that about 4k of the row's keys pass (a quarter to half of the candidate
 // buffer); then rows are cut into chunks, one block each, ONE pass keeps the passing keys, and the
-// row's last block to finish selects the k among them in shared memory (06's finish_row). If the
+// row's last block to finish selects the k among them in shared memory (short_select). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100): 256 x 262144 k 256 in 0.1195 ms (06: 0.2911); 4 x 2^24 k 1024 in 0.1751 ms
-// (M: 0.4272). Float32 passes keep two loads a thread in flight (staged_pass): 64 x 128256 k 50 in
-// 0.0347 ms against 0.0370 (same run). Rows the sample misses cost more than in 06: README_rows.md.
+// Measured (H100): 256 x 262144 k 256 in 0.1139 ms (06: 0.2911); 4 x 2^24 k 1024 in 0.1751 ms
+// (M: 0.4272). The float32 select stops its digit steps once the k-th key's bucket is small and the
+// sample's loads go out first: 64 x 131072 k 256 in 0.0362 ms against 0.0382 (same run).
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -43,10 +43,11 @@ template <class T>
 constexpr uint32_t kInFlight = sizeof(T) == 4 ? 2 : 0;
 
 // How many of a row's keys the threshold should let through: 4 kk, kept between a quarter and a
-// half of the candidate buffer, so that the sample's error (the j-th largest of S samples stands
-// for j len / S keys, give or take a factor 1 +- 1/sqrt(j)) rarely lands below kk or above cap.
+// half of the candidate buffer, so that the sample's error rarely lands below kk or above cap; where
+// that leaves less than 1.5 kk (k near cap / 2: a T4's 4096 at k = 2048), halfway from kk to cap.
 __host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap) {
-    return min(max(4 * kk, cap / 4), cap / 2);
+    const uint32_t w = min(max(4 * kk, cap / 4), cap / 2);
+    return w < kk + kk / 2 ? (kk + cap) / 2 : w;
 }
 
 // Keys sampled from a row of `len` (> cap): 2048 up to 2^18, then 2048 per 2^18 keys, at most
@@ -56,18 +57,26 @@ __host__ __device__ inline uint32_t samples_for(uint32_t len, uint32_t cap) {
     return min(min(s, 8192u), 2 * cap);
 }
 
-// The threshold key of a row longer than the candidate buffer: S keys read in pieces of 32
-// consecutive elements (one coalesced warp load each) spread evenly over the row, and the 22-bit
-// prefix of the j-th largest, j = want S / len, by two radix digits over the sample in shared memory
-// (rowwise::choose_bucket). About `want` of the row's keys are at or above it; every block of the
-// row computes the same value from the same sample. Contains barriers: call from every thread.
+// The sample of a row longer than the candidate buffer: S keys read in pieces of 32 consecutive
+// elements (one coalesced warp load each) spread evenly over the row, into shared memory. No barrier:
+// sample_threshold's first one orders it. Called before the pass requests its first vectors, so that
+// the sample's loads are not queued behind them (see the kernel).
 template <class T>
-__device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, uint32_t want, uint32_t cap,
-                                     bool smallest, uint32_t* s_sample, RowSmem& sm) {
-    const int t = threadIdx.x;
+__device__ __forceinline__ void sample_load(const T* __restrict__ row, uint32_t len, uint32_t cap, bool smallest,
+                                            uint32_t* s_sample) {
     const uint32_t S = samples_for(len, cap), pieces = S / 32;
-    for (uint32_t i = t; i < S; i += kBlock)
+    for (uint32_t i = threadIdx.x; i < S; i += kBlock)
         s_sample[i] = to_key(row[uint64_t(i / 32) * len / pieces + i % 32], smallest);
+}
+
+// The threshold key from the sample: the 22-bit prefix of the j-th largest, j = want S / len, by two
+// radix digits over the sample in shared memory (rowwise::choose_bucket). About `want` of the row's
+// keys are at or above it; every block of the row computes the same value from the same sample.
+// Contains barriers: call from every thread.
+template <class T>
+__device__ uint32_t threshold_of_sample(uint32_t len, uint32_t want, uint32_t cap, const uint32_t* s_sample, RowSmem& sm) {
+    const int t = threadIdx.x;
+    const uint32_t S = samples_for(len, cap);
     uint32_t prefix = 0, rem = uint32_t((uint64_t(want) * S + len - 1) / len);
     int pbits = 0;
     for (int d = 0; d < 2; ++d)              // digits 0 and 1 of 06's three: bits 31..21, 20..10
@@ -76,10 +85,18 @@ __device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, ui
     return pbits == 32 ? prefix : prefix << 10;   // (16-bit keys are whole after two digits)
 }
 
+// Both in turn (rows that are not staged: long rows).
+template <class T>
+__device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, uint32_t want, uint32_t cap,
+                                     bool smallest, uint32_t* s_sample, RowSmem& sm) {
+    sample_load(row, len, cap, smallest, s_sample);
+    return threshold_of_sample<T>(len, want, cap, s_sample, sm);
+}
+
 // The pass over a block's chunk, [begin, end) of `row`: f(value, column) for each element, with
 // U 16-byte vectors a thread requested before the previous U are filtered (AlignedRows::each's
 // unrolled loop waits for each load in turn: ~1.5 us each on a loaded H100, TUNING.md), and the
-// first U requested before setup() runs, so that the sample's latency hides theirs. setup() is
+// first U requested before setup() runs, so that the threshold's select hides their latency. setup() is
 // called once by every thread (it may hold barriers); f may use what it set. U = 0: setup(), then
 // AlignedRows::each.
 template <uint32_t U, class T, class Setup, class F>
@@ -132,6 +149,72 @@ __device__ __forceinline__ void each_listed(const uint64_t* __restrict__ list, u
     }
 }
 
+// The kk largest of the n (>= kk) candidates in s_cand, written as row r. 06's digit steps (narrow),
+// with two changes: the first step is the first digit in which the candidates differ (from the smallest
+// and largest key: the top 2 % of a uniform row share 11 bits), and the steps stop as soon as the
+// bucket of the kk-th key holds at most kTieCap keys (uniform rows: a few after one step). Then the keys
+// above the bucket win and the bucket's keys are ranked against each other directly: packed keys are
+// distinct, so a key's place is the number above it (ties go to the lower column). A bucket that is
+// one value (the whole key known) gives any k_rem of its copies. Contains barriers: call from every thread.
+template <class T>
+__device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
+                             const uint64_t* s_cand, uint32_t n, RowSmem& sm, T* __restrict__ out_vals,
+                             uint32_t* __restrict__ out_idx) {
+    // Ranking a bucket of c keys costs c * c / 32 shared loads a block (2048 for 256); a uniform row's
+    // bucket after one step holds a few keys, so the cap matters only for clustered rows (not measured).
+    constexpr uint32_t kTieCap = 256;
+    static_assert(kTieCap * sizeof(uint64_t) <= sizeof(sm.hist), "the bucket's keys are held in sm.hist");
+    __shared__ uint32_t s_lo[32], s_hi[32];
+    const int t = threadIdx.x, lane = t & 31;
+    // 1. The smallest and largest key: a warp's each, then every warp reads the 32 (no shared atomics).
+    uint32_t lo = ~0u, hi = 0;
+    for (uint32_t i = t; i < n; i += kBlock) {
+        const uint32_t key = uint32_t(s_cand[i] >> 32);
+        lo = min(lo, key);
+        hi = max(hi, key);
+    }
+    lo = ~rowwise::warp_max(~lo);
+    hi = rowwise::warp_max(hi);
+    if (lane == 0) { s_lo[t / 32] = lo; s_hi[t / 32] = hi; }
+    if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+    __syncthreads();
+    lo = ~rowwise::warp_max(~s_lo[lane]);
+    const uint32_t diff = lo ^ rowwise::warp_max(s_hi[lane]);
+    // 2. Digit steps from the first that differs, until the kk-th key's bucket is small or one value.
+    int d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
+    int pbits = d == 0 ? 0 : 32 - rowwise::digit_shift(d - 1);
+    uint32_t prefix = pbits ? lo >> (32 - pbits) : 0u, k_rem = kk, count = n;
+    while (pbits < 32 && count > kTieCap) {
+        count = rowwise::narrow<T>([&](auto f) { for (uint32_t i = t; i < n; i += kBlock) f(uint32_t(s_cand[i] >> 32)); },
+                                   prefix, pbits, d, k_rem, sm.hist);
+        ++d;                                 // (after the third digit, or a 16-bit key's second, pbits is 32)
+    }
+    // 3. Keys above the bucket win; its keys go to the tie list (one value: the first k_rem win).
+    uint64_t* ties = reinterpret_cast<uint64_t*>(sm.hist);
+    const uint32_t above = kk - k_rem;
+    for (uint32_t i = t; i < n; i += kBlock) {
+        const uint64_t p = s_cand[i];
+        const uint32_t head = pbits == 0 ? 0u : uint32_t(p >> 32) >> (32 - pbits);
+        if (pbits > 0 && head > prefix) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
+        else if (head == prefix) {
+            const uint32_t slot = atomicAdd(&sm.ties, 1u);
+            if (pbits == 32) { if (slot < k_rem) sm.sel[above + slot] = p; }
+            else ties[slot] = p;
+        }
+    }
+    __syncthreads();
+    // 4. The bucket's keys ranked among themselves: the k_rem highest take the places after the winners.
+    if (pbits < 32)
+        for (uint32_t i = t; i < count; i += kBlock) {
+            const uint64_t p = ties[i];
+            uint32_t rank = 0;
+            for (uint32_t q = 0; q < count; ++q) rank += ties[q] > p;
+            if (rank < k_rem) sm.sel[above + rank] = p;
+        }
+    __syncthreads();
+    rowwise::write_winners(row, len, r, k, kk, sm, out_vals, out_idx);
+}
+
 // A row's running total of candidates and how many of its blocks are done; the row's last block
 // sets both back to 0, so every call leaves them zeroed for the next.
 struct Tally { uint32_t count, arrived; };
@@ -172,8 +255,9 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
     const uint32_t end = topk::rows::chunk_end(len, begin, chunk);
     // 1. The threshold: every key when the whole row fits in the buffer, else from the sample, computed
-    //    while this thread's first vectors of the chunk are on their way (staged_pass). (Prefetching the
-    //    whole chunk into L2 meanwhile was slower: 0.0437 ms against 0.0408, 64 x 131072.)
+    //    while this thread's first vectors of the chunk are on their way (staged_pass). The sample's loads
+    //    are issued before those vectors (after them: 0.0367-0.0369 ms against 0.0362, 64 x 131072 k 256).
+    //    (Prefetching the whole chunk into L2 meanwhile was slower: 0.0437 ms against 0.0408.)
     // 2. One pass over this block's chunk: the elements that pass go to shared memory. The test is a
     //    float comparison with bar_of(tau) (lesson.cuh), not the key transform on every element;
     //    the keys that pass are an upper set of the row's order holding every key >= tau.
@@ -207,9 +291,9 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         Reader::each(in, start, begin, end, t, kBlock, keep);
     } else {
         float bar = 0;
+        sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));   // ahead of the pass's first loads
         auto threshold = [&] {
-            const uint32_t tau = sample_threshold(row, len, wanted(kk, cap), cap, smallest,   // (never a long row here)
-                                                  reinterpret_cast<uint32_t*>(s_cand), sm);
+            const uint32_t tau = threshold_of_sample<T>(len, wanted(kk, cap), cap, reinterpret_cast<uint32_t*>(s_cand), sm);
             bar = topk::bar_of<T>(tau, smallest);
             start_count();
         };
@@ -246,33 +330,13 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     if (kList && done && t == 0) done[r] = hit;
     if (hit && n <= cap) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
-        uint32_t prefix = 0;
-        int pbits = 0, d = 0;
-        if constexpr (sizeof(T) == 4) {   // float32 only: 16-bit keys measured slower with it
-            // The digits every candidate shares (from the smallest and largest key) need no pass: all
-            // candidates would count into one bucket, one shared-memory atomic after another.
-            if (t == 0) { sm.nsel = 0; sm.ties = 0; sm.hist[0] = ~0u; sm.hist[1] = 0; }
-            __syncthreads();
-            uint32_t lo = ~0u, hi = 0;
-            for (uint32_t i = t; i < n; i += kBlock) {
-                const uint32_t key = uint32_t(s_cand[i] >> 32);
-                lo = min(lo, key);
-                hi = max(hi, key);
-            }
-            lo = ~rowwise::warp_max(~lo);
-            hi = rowwise::warp_max(hi);
-            if ((t & 31) == 0) { atomicMin(&sm.hist[0], lo); atomicMax(&sm.hist[1], hi); }
-            __syncthreads();
-            lo = sm.hist[0];
-            const uint32_t diff = lo ^ sm.hist[1];
-            d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
-            pbits = d == 0 ? 0 : 32 - rowwise::digit_shift(d - 1);
-            prefix = pbits ? lo >> (32 - pbits) : 0u;
-        } else {
+        if constexpr (sizeof(T) == 4) {
+            short_select(row, len, r, k, kk, s_cand, n, sm, out_vals, out_idx);
+        } else {                             // 16-bit keys: 06's digits from the top (short_select measured slower)
             if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+            __syncthreads();
+            rowwise::finish_row(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
         }
-        __syncthreads();                     // (float32: every thread has read lo and hi before finish_row clears them)
-        rowwise::finish_row(row, len, r, k, kk, s_cand, n, prefix, pbits, d, kk, sm, out_vals, out_idx);
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         // The list is read 3-4 times from L2 by this one block: 8 loads in flight a thread, not 1
