@@ -116,8 +116,9 @@ template <class Kernel> int compiled_arch_of(Kernel* kernel) { return compiled_a
 
 // Blocks of `threads` threads and `smem` bytes of dynamic shared memory that one SM holds at once:
 // the runtime's occupancy answer on the real GPU, capped by the limits this program may use (a
-// COURSE_GPU_PROFILE's smaller shared memory or thread count), and without a GPU (--plan) those
-// limits alone (registers are then checked by tests/test_plans.py from ptxas's counts).
+// COURSE_GPU_PROFILE's smaller shared memory, static part included, or thread count), and without a
+// GPU (--plan) those limits alone, with the dynamic shared memory only (the static size comes from the
+// runtime; registers are then checked by tests/test_plans.py from ptxas's counts).
 template <class Kernel> void allow_dynamic_smem(Kernel kernel, size_t bytes);   // below
 
 template <class Kernel>
@@ -134,6 +135,9 @@ int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     if (smem && fixed + smem > 48 * 1024 && fixed + smem <= d.max_smem_optin) allow_dynamic_smem(kernel, smem);
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    // The profile's shared memory holds the static part too (known only from the runtime): a T4 or an
+    // A100 played on an H100 must not be planned more blocks than its own SM would hold.
+    if (fixed + smem) per_sm = std::min<int>(per_sm, int(d.smem_per_sm / (fixed + smem + 1024)));
     return std::min(per_sm, by_limits);
 }
 
