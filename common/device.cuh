@@ -80,10 +80,6 @@ inline const DeviceInfo& device() {
     return info;
 }
 
-// The architecture a kernel's code was compiled for, as __CUDA_ARCH__ saw it (750 for compute_75
-// PTX JIT-compiled on an H100): a path that exists only in newer code (clusters, __reduce_*_sync)
-// is chosen from this, never from the GPU's compute capability alone. Under --plan without a GPU,
-// COURSE_PLAN_ARCH (e.g. 750) or else the profile's own architecture.
 // A kernel's attributes (its static shared memory, the PTX version it was built from), asked of the
 // runtime once per kernel: compiled_arch and resident_blocks both read them.
 inline const cudaFuncAttributes& func_attributes(const void* kernel) {
@@ -97,20 +93,22 @@ inline const cudaFuncAttributes& func_attributes(const void* kernel) {
     return it->second;
 }
 
-inline int compiled_arch(const void* kernel) {
-    static std::map<const void*, int> known;
-    auto it = known.find(kernel);
-    if (it != known.end()) return it->second;
-    int arch = 0;
+// --plan with no GPU in the machine: the runtime cannot be asked about kernels then.
+inline bool planning_without_gpu() {
     int count = 0;
-    if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) {
+    return plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0);
+}
+
+// The architecture a kernel's code was compiled for, as __CUDA_ARCH__ saw it (750 for compute_75
+// PTX JIT-compiled on an H100): a path that exists only in newer code (clusters, __reduce_*_sync)
+// is chosen from this, never from the GPU's compute capability alone. Under --plan without a GPU,
+// COURSE_PLAN_ARCH (e.g. 750) or else the profile's own architecture.
+inline int compiled_arch(const void* kernel) {
+    if (planning_without_gpu()) {
         const char* a = std::getenv("COURSE_PLAN_ARCH");
-        arch = a && *a ? std::atoi(a) : device().cc() * 10;
-    } else {
-        arch = func_attributes(kernel).ptxVersion * 10;
+        return a && *a ? std::atoi(a) : device().cc() * 10;
     }
-    known[kernel] = arch;
-    return arch;
+    return func_attributes(kernel).ptxVersion * 10;
 }
 template <class Kernel> int compiled_arch_of(Kernel* kernel) { return compiled_arch(reinterpret_cast<const void*>(kernel)); }
 
@@ -124,20 +122,18 @@ template <class Kernel> void allow_dynamic_smem(Kernel kernel, size_t bytes);   
 template <class Kernel>
 int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     const DeviceInfo& d = device();
+    const bool gpu = !planning_without_gpu();
+    // The kernel's static shared memory, from the runtime (0 without a GPU): a profile's SM holds it too.
+    const size_t fixed = gpu ? func_attributes(reinterpret_cast<const void*>(kernel)).sharedSizeBytes : 0;
     int by_limits = std::min(d.threads_per_sm / std::max(threads, 1), d.blocks_per_sm);
-    if (smem) by_limits = std::min<int>(by_limits, int(d.smem_per_sm / (smem + 1024)));   // 1 KB a block: the runtime's
-    int count = 0;
-    if (plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)) return by_limits;
+    if (fixed + smem) by_limits = std::min<int>(by_limits, int(d.smem_per_sm / (fixed + smem + 1024)));   // 1 KB a block: the runtime's
+    if (!gpu) return by_limits;
     // Past 48 KB of shared memory a block (static + dynamic) the query answers 0 until the kernel may
     // use that much: opt in first, where the GPU allows it. Without the opt-in, 08_sampled_rows's first
     // call as an A100 (a 48 KB buffer, 24 KB of static memory) planned one block a row.
-    const size_t fixed = func_attributes(reinterpret_cast<const void*>(kernel)).sharedSizeBytes;
     if (smem && fixed + smem > 48 * 1024 && fixed + smem <= d.max_smem_optin) allow_dynamic_smem(kernel, smem);
     int per_sm = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    // The profile's shared memory holds the static part too (known only from the runtime): a T4 or an
-    // A100 played on an H100 must not be planned more blocks than its own SM would hold.
-    if (fixed + smem) per_sm = std::min<int>(per_sm, int(d.smem_per_sm / (fixed + smem + 1024)));
     return std::min(per_sm, by_limits);
 }
 

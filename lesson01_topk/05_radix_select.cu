@@ -661,8 +661,8 @@ int small_grid_max() {
     static int cached = -1;
     if (cached < 0) {
         const course::DeviceInfo& d = course::device();
-        int coop = 1, count = 0;
-        if (!(course::plan_only() && (cudaGetDeviceCount(&count) != cudaSuccess || count == 0))) {
+        int coop = 1;
+        if (!course::planning_without_gpu()) {
             int dev = 0;
             CUDA_CHECK(cudaGetDevice(&dev));
             CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
