@@ -4,16 +4,16 @@
 // What changed since 06: 06's block path reads a row 2-4 times (a digit pass, then a collect
 // pass), and its one block a row leaves SMs idle when rows are few. Here every block first reads
 // the same few thousand sampled keys of its row (2 KB - 32 KB, from L2 after the first block) and
-// picks a threshold that about 4k of the row's keys pass (a quarter to half of the candidate
-// buffer); then rows are cut into chunks, one block each, ONE pass keeps the passing keys, and the
+// picks a threshold that about 4k of the row's keys pass (at least 1280 on an H100); then rows
+// are cut into chunks, about one block an SM in all, ONE pass keeps the passing keys, and the
 // row's last block to finish selects the k among them in shared memory (short_select). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100): 256 x 262144 k 256 in 0.1139 ms (06: 0.2911); 4 x 2^24 k 1024 in 0.1751 ms
-// (M: 0.4272). The float32 select stops its digit steps once the k-th key's bucket is small and the
-// sample's loads go out first: 64 x 131072 k 256 in 0.0362 ms against 0.0382 (same run).
+// Measured (H100): 64 x 131072 k 256 in 0.0310 ms (06: 0.0663; the previous plan, a block for every
+// resident slot and 2560 candidates: 0.0363 in the same run); 256 x 262144 k 256 in 0.1134 (06:
+// 0.2911); 4 x 2^24 k 1024 in 0.1749 (M: 0.4272). Fewer, longer chunks read as fast and hand in less.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -42,11 +42,15 @@ constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 
 template <class T>
 constexpr uint32_t kInFlight = sizeof(T) == 4 ? 2 : 0;
 
-// How many of a row's keys the threshold should let through: 4 kk, kept between a quarter and a
-// half of the candidate buffer, so that the sample's error rarely lands below kk or above cap; where
-// that leaves less than 1.5 kk (k near cap / 2: a T4's 4096 at k = 2048), halfway from kk to cap.
-__host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap) {
-    const uint32_t w = min(max(4 * kk, cap / 4), cap / 2);
+// How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
+// buffer, and at least an eighth of it (not under 1024) in shared memory or a quarter of a long row's
+// list, so that the sample's error rarely lands below kk or above cap; where that leaves less than
+// 1.5 kk (k near cap / 2: a T4's 4096 at k = 2048), halfway from kk to cap. Fewer candidates shorten
+// the hand-in and the select: a quarter in shared memory (2560 on an H100) cost 0.0320 ms against
+// 0.0310 (64 x 131072 k 256, same run); 1280 still leaves ~20 of the 2048 samples above the threshold.
+__host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap, bool list) {
+    const uint32_t least = list ? cap / 4 : max(cap / 8, 1024u);
+    const uint32_t w = min(max(4 * kk, least), cap / 2);
     return w < kk + kk / 2 ? (kk + cap) / 2 : w;
 }
 
@@ -279,7 +283,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         __syncthreads();
     };
     if constexpr (kList) {                   // rows past kShortLen: the sample, then the pass (kInFlight)
-        const uint32_t tau = len <= cap ? 0u : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap), cap,
+        const uint32_t tau = len <= cap ? 0u : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap, long_row), cap,
                                                                  smallest, reinterpret_cast<uint32_t*>(s_cand), sm);
         start_count();
         const float bar = tau == 0 ? 0.0f : topk::bar_of<T>(tau, smallest);
@@ -293,7 +297,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         float bar = 0;
         sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));   // ahead of the pass's first loads
         auto threshold = [&] {
-            const uint32_t tau = threshold_of_sample<T>(len, wanted(kk, cap), cap, reinterpret_cast<uint32_t*>(s_cand), sm);
+            const uint32_t tau = threshold_of_sample<T>(len, wanted(kk, cap, false), cap, reinterpret_cast<uint32_t*>(s_cand), sm);
             bar = topk::bar_of<T>(tau, smallest);
             start_count();
         };
@@ -350,11 +354,15 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
 }
 
 // ---- the plan and the launchers -------------------------------------------------------------------
-// The candidate buffer is 06's (rowwise::block_candidates: 10240 on an H100, 4096 on a T4). Rows are
-// cut into as many chunks as make about one block for every block slot of the GPU (rows x chunks ~
-// SMs x resident blocks), each at least kMinChunk keys: 64 rows of 131072 on 132 SMs of 2 blocks
-// take 4 chunks of 32768; 256 rows take 1 (the block then keeps its candidates in shared memory).
-// Rows longer than kShortLen cut in several chunks get a list of kListCap candidates each (lcap).
+// The candidate buffer is 06's (rowwise::block_candidates: 10240 on an H100, 4096 on a T4). Rows up to
+// kShortLen are cut into about one block an SM in all (rows x chunks ~ SMs), each chunk at least
+// kMinChunk keys: 64 rows of 131072 on 132 SMs take 2 chunks of 65536; 128 or 256 rows take 1 (the
+// block keeps its candidates in shared memory, no hand-in). The read needs no more: 32 blocks, one an
+// SM, read 32 MB as fast as 132 or 256 do (H100), and every extra chunk adds a sample select, a
+// hand-in and list entries. Measured (H100, same run): one block for every resident slot (2 an SM)
+// cost 0.0362 ms against 0.0320 (64 x 131072 k 256) and 0.0734 against 0.0534 (serving k 2048).
+// Longer rows fill every slot (SMs x resident blocks): one an SM cost 0.1906 ms against 0.1751 (4 x 2^24
+// k 1024). Those cut in several chunks get a list of kListCap candidates each (lcap).
 struct Plan {
     uint32_t cap = 0, lcap = 0;
     size_t smem = 0;
@@ -369,8 +377,9 @@ Plan plan_sampled(size_t rows, size_t len) {
     Plan p;
     p.cap = b.cand;
     p.smem = b.smem;
-    const size_t slots =
-        size_t(course::device().sm_count) * course::resident_blocks(sampled_rows<rowwise::AlignedRows, T, false>, kBlock, p.smem);
+    const size_t per_sm =
+        len > kShortLen ? size_t(course::resident_blocks(sampled_rows<rowwise::AlignedRows, T, false>, kBlock, p.smem)) : 1;
+    const size_t slots = size_t(course::device().sm_count) * per_sm;
     size_t chunks = std::max<size_t>(1, (slots + rows / 2) / rows);
     chunks = std::min(chunks, std::max<size_t>(1, len / kMinChunk));
     p.chunk = uint32_t(((std::max<size_t>(len, 1) + chunks - 1) / chunks + 7) / 8 * 8);   // whole 16-byte vectors
