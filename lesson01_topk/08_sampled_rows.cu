@@ -34,13 +34,13 @@ constexpr uint32_t kShortLen = 1u << 20;     // rows up to this keep their candi
 constexpr uint32_t kListCap = 1u << 17;      // a longer row's candidates: a list of 131072 in global memory
 constexpr uint32_t kMaxLen = 1u << 25;       // longer rows: the threshold would be the 8192 samples' j-th, j < 8
 constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 06's M)
-// 16-byte vectors a thread keeps requested ahead in the pass (staged_pass) over rows up to kShortLen:
-// 2 for float32, 0 for 16-bit types. Measured (H100, same run): 1 for float32 cost 0.0340 ms against
-// 0.0329 (64 x 128256 k 50); 1 for bfloat16 0.0369 against 0.0364 (64 x 131072 k 256). Past kShortLen
-// (kList) staging 1 cost 0.1646 against 0.1590 (bfloat16 4 x 2^24 k 1024) and even staged_pass<0>
-// 0.1845 against 0.1767 (float32), so those rows keep the sample, then AlignedRows::each.
-template <class T>
-constexpr uint32_t kInFlight = sizeof(T) == 4 ? 2 : 0;
+// 16-byte vectors a thread keeps requested ahead in the pass (staged_pass) over rows up to kShortLen,
+// every type. Measured (H100, same run): 1 for float32 cost 0.0340 ms against 0.0329 (64 x 128256 k 50);
+// none for bfloat16 (one loop, each load used as it comes) cost 0.0286 against 0.0260 (64 x 131072 k 256)
+// and 0.0760 against 0.0737 (256 x 262144), but was faster on 256 x 256000 k 1024 (0.1051 against 0.1089).
+// Past kShortLen (kList) staging 1 cost 0.1646 against 0.1590 (bfloat16 4 x 2^24 k 1024), so those rows
+// keep the sample, then AlignedRows::each.
+constexpr uint32_t kInFlight = 2;
 
 // How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
 // buffer, and at least an eighth of it (not under 1024) in shared memory or a quarter of a long row's
@@ -101,40 +101,35 @@ __device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, ui
 // U 16-byte vectors a thread requested before the previous U are filtered (AlignedRows::each's
 // unrolled loop waits for each load in turn: ~1.5 us each on a loaded H100, TUNING.md), and the
 // first U requested before setup() runs, so that the threshold's select hides their latency. setup() is
-// called once by every thread (it may hold barriers); f may use what it set. U = 0: setup(), then
-// AlignedRows::each.
+// called once by every thread (it may hold barriers); f may use what it set.
 template <uint32_t U, class T, class Setup, class F>
 __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t begin, uint32_t end, Setup&& setup,
                                             F&& f) {
-    if constexpr (U == 0) {
-        setup();
-        rowwise::AlignedRows::each(row, 0, begin, end, int(threadIdx.x), kBlock, f);
-    } else {
-        constexpr uint32_t V = 16 / sizeof(T);
-        const uint32_t t = threadIdx.x;
-        const uint32_t head = rowwise::unaligned_head(row, begin, end);
-        const uint32_t body = begin + head, vecs = (end - body) / V;
-        const uint4* rowv = reinterpret_cast<const uint4*>(row + body);
-        uint4 cur[U], nxt[U];
-        auto request = [&](uint4* v, uint32_t q0) {
+    static_assert(U >= 1, "at least one vector in flight");
+    constexpr uint32_t V = 16 / sizeof(T);
+    const uint32_t t = threadIdx.x;
+    const uint32_t head = rowwise::unaligned_head(row, begin, end);
+    const uint32_t body = begin + head, vecs = (end - body) / V;
+    const uint4* rowv = reinterpret_cast<const uint4*>(row + body);
+    uint4 cur[U], nxt[U];
+    auto request = [&](uint4* v, uint32_t q0) {
 #pragma unroll
-            for (uint32_t u = 0; u < U; ++u) v[u] = q0 + u * kBlock < vecs ? rowv[q0 + u * kBlock] : uint4{};
-        };
-        request(cur, t);
-        setup();
-        if (t < head) f(row[begin + t], begin + t);
-        for (uint32_t q0 = t; q0 < vecs; q0 += U * kBlock) {
-            request(nxt, q0 + U * kBlock);
+        for (uint32_t u = 0; u < U; ++u) v[u] = q0 + u * kBlock < vecs ? rowv[q0 + u * kBlock] : uint4{};
+    };
+    request(cur, t);
+    setup();
+    if (t < head) f(row[begin + t], begin + t);
+    for (uint32_t q0 = t; q0 < vecs; q0 += U * kBlock) {
+        request(nxt, q0 + U * kBlock);
 #pragma unroll
-            for (uint32_t u = 0; u < U; ++u)
-                if (q0 + u * kBlock < vecs)
+        for (uint32_t u = 0; u < U; ++u)
+            if (q0 + u * kBlock < vecs)
 #pragma unroll
-                    for (uint32_t i = 0; i < V; ++i) f(rowwise::vec_elem<T>(cur[u], int(i)), body + V * (q0 + u * kBlock) + i);
+                for (uint32_t i = 0; i < V; ++i) f(rowwise::vec_elem<T>(cur[u], int(i)), body + V * (q0 + u * kBlock) + i);
 #pragma unroll
-            for (uint32_t u = 0; u < U; ++u) cur[u] = nxt[u];
-        }
-        for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += kBlock) f(row[c], uint32_t(c));
+        for (uint32_t u = 0; u < U; ++u) cur[u] = nxt[u];
     }
+    for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += kBlock) f(row[c], uint32_t(c));
 }
 
 // g(i, p) for each entry p = list[i], i < n, of a list in global memory, spread over the block's threads
@@ -301,8 +296,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             bar = topk::bar_of<T>(tau, smallest);
             start_count();
         };
-        if (smallest) staged_pass<kInFlight<T>>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
-        else staged_pass<kInFlight<T>>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
+        if (smallest) staged_pass<kInFlight>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
+        else staged_pass<kInFlight>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
     }
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
