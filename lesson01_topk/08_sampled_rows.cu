@@ -47,7 +47,7 @@ constexpr uint32_t kInFlight = 2;
 // list, so that the sample's error rarely lands below kk or above cap; where that leaves less than
 // 1.5 kk (k near cap / 2: a T4's 4096 at k = 2048), halfway from kk to cap. Fewer candidates shorten
 // the hand-in and the select: a quarter in shared memory (2560 on an H100) cost 0.0320 ms against
-// 0.0310 (64 x 131072 k 256, same run); 1280 still leaves ~20 of the 2048 samples above the threshold.
+// 0.0310 (64 x 131072 k 256, same run), where 1280 still leaves ~20 of its 2048 samples above the threshold.
 __host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap, bool list) {
     const uint32_t least = list ? cap / 4 : max(cap / 8, 1024u);
     const uint32_t w = min(max(4 * kk, least), cap / 2);
@@ -277,7 +277,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (t == 0) { sm.ncand = 0; s_full = 0; }
         __syncthreads();
     };
-    if constexpr (kList) {                   // rows past kShortLen: the sample, then the pass (kInFlight)
+    if constexpr (kList) {                   // rows past kShortLen: the sample, then the pass (unstaged: kInFlight)
         const uint32_t tau = len <= cap ? 0u : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap, long_row), cap,
                                                                  smallest, reinterpret_cast<uint32_t*>(s_cand), sm);
         start_count();
