@@ -202,6 +202,7 @@ __device__ Choice choose_bucket(const uint32_t* hist, int bins, uint32_t target)
 // ---- B: a block per row, one launch ---------------------------------------------------------------
 constexpr int kBlock = 1024;                 // 512 threads were slower on 64 x 128256 (fewer warps ready; TUNING.md)
 constexpr int kBlockMaxK = 2048;             // the k winners sorted in shared memory
+static_assert(kBlockMaxK % kBlock == 0, "block_merge_sort_desc: kBlockMaxK / kBlock values a thread");
 // B's candidates (keys sharing the k-th key's known prefix) live in DYNAMIC shared memory sized by
 // the plan (plan_rows: as many as fit with 2 blocks an SM, at most kCandMax): a bucket that fits is
 // collected in the next pass instead of needing another digit pass over the row. Uniform [-1, 1)
@@ -249,10 +250,22 @@ __device__ uint32_t narrow(EachKey&& each_key, uint32_t& prefix, int& pbits, int
     return c.count;
 }
 
+// The digits every key of a set shares, from its smallest and largest key (lo, hi): the first digit d
+// in which they differ and the prefix above it (pbits bits). A set of one value: the whole key (pbits 32,
+// d 3). lo = 0 and hi = ~0u (not known) give d = 0 and no prefix.
+__device__ __forceinline__ void common_prefix(uint32_t lo, uint32_t hi, uint32_t& prefix, int& pbits, int& d) {
+    const uint32_t diff = lo ^ hi;
+    if (diff == 0) { prefix = lo; pbits = 32; d = 3; return; }
+    d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
+    pbits = d == 0 ? 0 : 32 - digit_shift(d - 1);
+    prefix = pbits ? lo >> (32 - pbits) : 0u;
+}
+
 // Order the kk winners in sm.sel and write them as row r of the output. Packed keys are distinct, so a
 // winner's place is the number of winners above it: for kk <= 256, 4 threads a winner count it in
 // kk / 4 steps with no barrier (the bitonic sort's 36 barriers for 256 took 5.4 us of a 30 us row on
-// the H200: TUNING.md). Contains barriers (kk > 256): call from every thread.
+// the H200: TUNING.md); more winners are merge-sorted (bitonic.cuh). Contains barriers (kk > 256):
+// call from every thread.
 template <class T>
 __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk, RowSmem& sm,
                               T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
@@ -272,7 +285,7 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
     while (m < int(kk)) m *= 2;
     for (int i = kk + t; i < m; i += kBlock) sm.sel[i] = kEmpty;
     __syncthreads();
-    topk::bitonic::block_sort_desc(sm.sel, m);
+    topk::bitonic::block_merge_sort_desc<kBlockMaxK / kBlock>(sm.sel, m);
     for (uint32_t j = t; j < kk; j += kBlock) write_winner(row, len, r * k + j, sm.sel[j], out_vals, out_idx);
 }
 
@@ -311,17 +324,19 @@ __device__ void write_padding(size_t r, uint32_t k, uint32_t kk, bool smallest, 
 
 // One block selects the kk largest of a set of `count` (key, column) pairs of row r, which
 // `each(f)` hands over by calling f(key, column) for each, spread over the block's threads: digit
-// passes over the set (narrow) until the keys sharing the k-th key's prefix fit in s_cand (cand_cap),
+// passes over the set (narrow), from the first digit in which its keys lo..hi differ (common_prefix;
+// 0 and ~0u when not known), until the keys sharing the k-th key's prefix fit in s_cand (cand_cap),
 // one more pass to collect them, then finish_row (values read from `row` by column). The set is a row
 // (block_row below) or 08's list of a long row's candidates. Contains barriers: call from every thread.
 template <class T, class Each>
 __device__ void select_row(const T* __restrict__ row, uint32_t len, uint32_t count, size_t r, uint32_t k, uint32_t kk,
                            uint32_t cand_cap,
                            uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx,
-                           Each&& each) {
+                           uint32_t lo, uint32_t hi, Each&& each) {
     const int t = threadIdx.x;
-    uint32_t prefix = 0, k_rem = kk, match = count;   // keys with the prefix: `match`; k_rem still to take
-    int pbits = 0, d = 0;
+    uint32_t prefix, k_rem = kk, match = count;   // keys with the prefix: `match`; k_rem still to take
+    int pbits, d;
+    common_prefix(lo, hi, prefix, pbits, d);
     // 1. Passes over the set, one digit each, until the keys sharing the prefix fit in s_cand
     //    (cand_cap of them; or the prefix is the whole key: then only the k-th key's ties are left).
     for (; d < 3 && match > cand_cap; ++d)
@@ -357,7 +372,7 @@ __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, 
     const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
     write_padding(r, k, kk, smallest, out_vals, out_idx);
     if (kk == 0) return;
-    select_row(in + start, len, len, r, k, kk, cand_cap, s_cand, sm, out_vals, out_idx, [&](auto f) {
+    select_row(in + start, len, len, r, k, kk, cand_cap, s_cand, sm, out_vals, out_idx, 0u, ~0u, [&](auto f) {
         Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t c) { f(to_key(x, smallest), c); });
     });
 }
@@ -470,7 +485,7 @@ sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t
     while (m < int(k)) m *= 2;
     for (int i = threadIdx.x; i < m; i += kBlock) s[i] = i < int(k) ? pack(sel_key[r * k + i], sel_col[r * k + i]) : kEmpty;
     __syncthreads();
-    topk::bitonic::block_sort_desc(s, m);
+    topk::bitonic::block_merge_sort_desc<kBlockMaxK / kBlock>(s, m);
     for (uint32_t j = threadIdx.x; j < k; j += kBlock) {
         uint32_t c = packed_index(s[j]);
         out_idx[r * k + j] = c;

@@ -11,9 +11,9 @@
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100): 64 x 131072 k 256 in 0.0310 ms (06: 0.0663; the previous plan, a block for every
-// resident slot and 2560 candidates: 0.0363 in the same run); 256 x 262144 k 256 in 0.1134 (06:
-// 0.2911); 4 x 2^24 k 1024 in 0.1749 (M: 0.4272). Fewer, longer chunks read as fast and hand in less.
+// Measured (H100): 64 x 131072 k 256 in 0.0311 ms (06: 0.0663; a block for every resident slot and
+// 2560 candidates: 0.0363); 256 x 262144 k 256 in 0.1139 (06: 0.2896); 4 x 2^24 k 1024 in 0.1632-0.1641
+// (M: 0.4268-0.4279). Fewer, longer chunks read as fast and hand in less.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -178,11 +178,11 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
     if (t == 0) { sm.nsel = 0; sm.ties = 0; }
     __syncthreads();
     lo = ~rowwise::warp_max(~s_lo[lane]);
-    const uint32_t diff = lo ^ rowwise::warp_max(s_hi[lane]);
+    hi = rowwise::warp_max(s_hi[lane]);
     // 2. Digit steps from the first that differs, until the kk-th key's bucket is small or one value.
-    int d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
-    int pbits = d == 0 ? 0 : 32 - rowwise::digit_shift(d - 1);
-    uint32_t prefix = pbits ? lo >> (32 - pbits) : 0u, k_rem = kk, count = n;
+    uint32_t prefix, k_rem = kk, count = n;
+    int pbits, d;
+    rowwise::common_prefix(lo, hi, prefix, pbits, d);
     while (pbits < 32 && count > kTieCap) {
         count = rowwise::narrow<T>([&](auto f) { for (uint32_t i = t; i < n; i += kBlock) f(uint32_t(s_cand[i] >> 32)); },
                                    prefix, pbits, d, k_rem, sm.hist);
@@ -214,9 +214,10 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
     rowwise::write_winners(row, len, r, k, kk, sm, out_vals, out_idx);
 }
 
-// A row's running total of candidates and how many of its blocks are done; the row's last block
-// sets both back to 0, so every call leaves them zeroed for the next.
-struct Tally { uint32_t count, arrived; };
+// A row's running total of candidates, how many of its blocks are done, and (rows with a list) the
+// largest key and the complement of the smallest among its candidates; the row's last block sets them
+// back to 0, so every call leaves them zeroed for the next.
+struct Tally { uint32_t count, arrived, hi, lo_inv; };
 
 // Block (row, chunk): the row's threshold from the sample, one pass over its chunk keeping the keys
 // at or above it, the candidates appended to the row's list; the row's last block selects from them.
@@ -236,6 +237,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     __shared__ uint32_t s_base;
     __shared__ bool s_last;
     __shared__ uint32_t s_full;              // a long row's list is full (set and read atomically)
+    __shared__ uint32_t s_range[kBlock / 32][2];   // a long row's candidates' largest key and ~smallest, by warp
     extern __shared__ uint64_t s_cand[];     // cap candidates (the sample before them)
     const int t = threadIdx.x;
     const size_t r = blockIdx.x / chunks;
@@ -269,8 +271,14 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             uint32_t j = 0;
             if (g.thread_rank() == 0) j = atomicAdd(&tally[r].count, g.size());
             j = g.shfl(j, 0) + g.thread_rank();
-            if (j < lcap) list[j] = pack(to_key(x, smallest), c);
-            else atomicExch(&s_full, 1u);    // the row has overflowed: stop spilling
+            if (j < lcap) {
+                const uint32_t key = to_key(x, smallest);
+                list[j] = pack(key, c);
+                atomicMax(&tally[r].hi, key);
+                atomicMax(&tally[r].lo_inv, ~key);
+            } else {
+                atomicExch(&s_full, 1u);     // the row has overflowed: stop spilling
+            }
         }
     };
     auto start_count = [&] {
@@ -303,13 +311,31 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
     // is over cap and it falls back); a long row's spilled ones were counted as they went.
     uint32_t n = long_row ? min(sm.ncand, cap) : sm.ncand;
+    uint32_t list_lo = 0, list_hi = ~0u;     // a long row's candidate keys lie in [list_lo, list_hi]
     // 3. Several blocks a row: each appends its candidates to the row's list in global memory, and
     //    the last to arrive (a ticket, as 06's M) loads the whole list into its shared memory.
     if (chunks > 1) {
         if (t == 0) s_base = atomicAdd(&tally[r].count, n);
         __syncthreads();
         const uint32_t base = s_base;
-        for (uint32_t i = t; i < n && base + i < lcap; i += kBlock) list[base + i] = s_cand[i];
+        uint32_t hi = 0, lo_inv = 0;         // a long row's: the list's key range, for its select
+        for (uint32_t i = t; i < n && base + i < lcap; i += kBlock) {
+            list[base + i] = s_cand[i];
+            hi = max(hi, uint32_t(s_cand[i] >> 32));
+            lo_inv = max(lo_inv, ~uint32_t(s_cand[i] >> 32));
+        }
+        // A long row's key range: one atomic pair a block (one a warp: the hand-in took 12.4 us, not 3.7).
+        if (long_row) {
+            hi = rowwise::warp_max(hi);
+            lo_inv = rowwise::warp_max(lo_inv);
+            if (t % 32 == 0) { s_range[t / 32][0] = hi; s_range[t / 32][1] = lo_inv; }
+            __syncthreads();
+            if (t < 32) {
+                hi = rowwise::warp_max(s_range[t][0]);
+                lo_inv = rowwise::warp_max(s_range[t][1]);
+                if (t == 0) { atomicMax(&tally[r].hi, hi); atomicMax(&tally[r].lo_inv, lo_inv); }
+            }
+        }
         __threadfence();                     // our candidates are visible before we say we are done
         __syncthreads();
         if (t == 0) s_last = atomicAdd(&tally[r].arrived, 1u) == chunks - 1;
@@ -317,10 +343,12 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (!s_last) return;
         __threadfence();
         n = __ldcg(&tally[r].count);
+        list_hi = __ldcg(&tally[r].hi);
+        list_lo = ~__ldcg(&tally[r].lo_inv);
         if (n >= kk && n <= cap)
             each_listed<4>(list, n, [&](uint32_t i, uint64_t p) { s_cand[i] = p; });
         __syncthreads();                     // every thread has read the tally before it is cleared
-        if (t == 0) tally[r] = {0u, 0u};
+        if (t == 0) tally[r] = {0u, 0u, 0u, 0u};
     }
     // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk):
     //    from shared memory, or from a long row's list; when the sample missed, 06's M launches
@@ -338,9 +366,10 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         }
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
-        // The list is read 3-4 times from L2 by this one block: 8 loads in flight a thread, not 1
-        // (one at a time, each pass waited ~32 L2 round trips).
-        rowwise::select_row(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, [&](auto f) {
+        // The list is read 2-4 times from L2 by this one block (from the first digit its keys differ in:
+        // 4 x 2^24 k 1024 took 8.5 us less): 8 loads in flight a thread, not 1 (one at a time, each pass
+        // waited ~32 L2 round trips).
+        rowwise::select_row(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, list_lo, list_hi, [&](auto f) {
             each_listed<8>(list, n, [&](uint32_t, uint64_t p) { f(uint32_t(p >> 32), topk::packed_index(p)); });
         });
     } else if (!kList || !done) {
