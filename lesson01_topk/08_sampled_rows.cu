@@ -11,9 +11,9 @@
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100): 64 x 131072 k 256 in 0.0311 ms (06: 0.0663; a block for every resident slot and
-// 2560 candidates: 0.0363); 256 x 262144 k 256 in 0.1139 (06: 0.2896); 4 x 2^24 k 1024 in 0.1632-0.1641
-// (M: 0.4268-0.4279). Fewer, longer chunks read as fast and hand in less.
+// Measured (H100): 64 x 131072 k 256 in 0.0307-0.0308 ms (06: 0.0663; a block for every resident slot
+// and 2560 candidates: 0.0363); 256 x 262144 k 256 in 0.1142 (06: 0.2896); 4 x 2^24 k 1024 in
+// 0.1607-0.1614 (M: 0.4268-0.4279). Fewer, longer chunks read as fast and hand in less.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
