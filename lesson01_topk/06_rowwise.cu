@@ -6,13 +6,13 @@
 //   W  cols <= 256: a warp holds its row in registers and takes the k largest one warp max at a time.
 //   B  enough rows to fill the GPU, k <= 2048: a block per row in ONE launch; 05's digit passes
 //      over the row narrow the k-th key's bucket until its keys fit in shared memory, one more pass
-//      collects the winners, a bitonic sort orders them. A row is read 2-4 times (from L2).
+//      collects the winners, a sort by bins orders them. A row is read 2-4 times (from L2).
 //   M  few long rows, or k > 2048: each row cut into chunks, one block a chunk; the digit passes
 //      are launches over all rows, histograms summed in global memory, the row's last block picks
 //      the bucket; one collect launch, then a sort of each row's winners.
 // float16/bfloat16: 16-byte loads of 8 values; their 16-bit keys are whole after two digits.
-// Measured (H100, same run): 64 x 128256 k 50 in 0.0637 ms (torch.topk 0.1831, 2.87x; the segmented
-// sort bar 0.9249, 14.52x); 08_sampled_rows reads such rows once. Per-shape plans (--plan) and the crossovers: README_rows.md, TUNING.md.
+// Measured (H100): 64 x 128256 k 50 in 0.0643 ms, 256 x 256000 k 1024 in 0.2938-0.2940; 08_sampled_rows
+// reads such rows once. Per-shape plans (--plan), torch.topk and the crossovers: README_rows.md, TUNING.md.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk06 06_rowwise.cu
 // Run:          ./topk06 --rows 64 --n 128256 --k 50 [--type bfloat16]     ./topk06 --test     --sweep
@@ -264,13 +264,14 @@ __device__ __forceinline__ void common_prefix(uint32_t lo, uint32_t hi, uint32_t
 // Order the kk winners in sm.sel and write them as row r of the output. Packed keys are distinct, so a
 // winner's place is the number of winners above it: for kk <= 256, 4 threads a winner count it in
 // kk / 4 steps with no barrier (the bitonic sort's 36 barriers for 256 took 5.4 us of a 30 us row on
-// the H200: TUNING.md); more winners are merge-sorted (bitonic.cuh). Contains barriers (kk > 256):
-// call from every thread.
-template <class T>
+// the H200: TUNING.md); more are placed by bins (block_bin_rank_desc: 1024 in 7.1 us in a probe kernel,
+// where the merge sort by rank took 12.0). Contains barriers (kk > 256): call from every thread.
+// kMaxK: the most winners the calling kernel has (08's build for k <= 256 leaves the block sort out).
+template <uint32_t kMaxK = kBlockMaxK, class T>
 __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk, RowSmem& sm,
                               T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     const int t = threadIdx.x;
-    if (kk <= kBlock / 4) {
+    if (kMaxK <= kBlock / 4 || kk <= kBlock / 4) {
         const uint32_t e = t / 4, q = t % 4;
         const uint64_t mine = e < kk ? sm.sel[e] : kEmpty;
         uint32_t above = 0;
@@ -281,19 +282,17 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
         if (e < kk && q == 0) write_winner(row, len, r * k + above, mine, out_vals, out_idx);
         return;
     }
-    int m = 1;
-    while (m < int(kk)) m *= 2;
-    for (int i = kk + t; i < m; i += kBlock) sm.sel[i] = kEmpty;
-    __syncthreads();
-    topk::bitonic::block_merge_sort_desc<kBlockMaxK / kBlock>(sm.sel, m);
-    for (uint32_t j = t; j < kk; j += kBlock) write_winner(row, len, r * k + j, sm.sel[j], out_vals, out_idx);
+    constexpr int kKeyShift = topk::is_half_float<T> ? 16 : 0;   // 16-bit keys: the low half is 0
+    topk::bitonic::block_bin_rank_desc<kBlockMaxK / kBlock, kKeyShift, kBlock>(sm.sel, int(kk), sm.hist, [&](uint32_t at, uint64_t p) {
+        write_winner(row, len, r * k + at, p, out_vals, out_idx);
+    });
 }
 
 // The end of a block's select: `ncand` candidates in s_cand share the k-th key's known prefix (pbits
 // bits; digits from d on unknown), sm.nsel winners are already in sm.sel and k_rem are still to take.
 // The remaining digits over the candidates in shared memory, the last filter, then write_winners.
 // Contains barriers: call from every thread.
-template <class T>
+template <uint32_t kMaxK = kBlockMaxK, class T>
 __device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
                            uint64_t* s_cand, uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem,
                            RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
@@ -309,7 +308,7 @@ __device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, ui
         }
         __syncthreads();
     }
-    write_winners(row, len, r, k, kk, sm, out_vals, out_idx);
+    write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
 }
 
 // A short row's padding: its slots [kk, k) get index kNoIndex and value pad_value (rows.cuh).
@@ -328,7 +327,7 @@ __device__ void write_padding(size_t r, uint32_t k, uint32_t kk, bool smallest, 
 // 0 and ~0u when not known), until the keys sharing the k-th key's prefix fit in s_cand (cand_cap),
 // one more pass to collect them, then finish_row (values read from `row` by column). The set is a row
 // (block_row below) or 08's list of a long row's candidates. Contains barriers: call from every thread.
-template <class T, class Each>
+template <uint32_t kMaxK = kBlockMaxK, class T, class Each>
 __device__ void select_row(const T* __restrict__ row, uint32_t len, uint32_t count, size_t r, uint32_t k, uint32_t kk,
                            uint32_t cand_cap,
                            uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx,
@@ -359,12 +358,12 @@ __device__ void select_row(const T* __restrict__ row, uint32_t len, uint32_t cou
     });
     __syncthreads();
     // 3. The remaining digits over the candidates in shared memory, the last filter, the sort.
-    finish_row(row, len, r, k, kk, s_cand, sm.ncand, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
+    finish_row<kMaxK>(row, len, r, k, kk, s_cand, sm.ncand, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
 }
 
 // One block selects row r (elements [start, start + len) of `in`), read through Reader: select_row
 // over the row's keys. Writes the row's padding slots [kk, k) too. Call from every thread.
-template <class Reader, class T>
+template <class Reader, uint32_t kMaxK = kBlockMaxK, class T>
 __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, size_t r, uint32_t k, bool smallest,
                           uint32_t cand_cap, uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals,
                           uint32_t* __restrict__ out_idx) {
@@ -372,7 +371,7 @@ __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, 
     const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
     write_padding(r, k, kk, smallest, out_vals, out_idx);
     if (kk == 0) return;
-    select_row(in + start, len, len, r, k, kk, cand_cap, s_cand, sm, out_vals, out_idx, 0u, ~0u, [&](auto f) {
+    select_row<kMaxK>(in + start, len, len, r, k, kk, cand_cap, s_cand, sm, out_vals, out_idx, 0u, ~0u, [&](auto f) {
         Reader::each(in, start, 0, len, t, kBlock, [&](T x, uint32_t c) { f(to_key(x, smallest), c); });
     });
 }
@@ -380,8 +379,10 @@ __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, 
 // B: one block per row, radix digits over the row until the k-th key's bucket fits in shared memory.
 // A ragged batch (offsets != nullptr) gives row r the elements [offsets[r], offsets[r + 1]): a row
 // shorter than k returns all of them, and its slots from its length on are padding (rows.cuh).
+// Bound to the plan's two blocks an SM: unbound, ptxas gave the float32 build 44 registers a thread with
+// the bin sort in (one block an SM), and 256 x 256000 k 1024 took 0.3194 ms against 0.2995.
 template <class Reader, class T>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
            uint32_t cand_cap, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ RowSmem sm;

@@ -11,9 +11,9 @@
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100): 64 x 131072 k 256 in 0.0307-0.0308 ms (06: 0.0663; a block for every resident slot
-// and 2560 candidates: 0.0363); 256 x 262144 k 256 in 0.1142 (06: 0.2896); 4 x 2^24 k 1024 in
-// 0.1607-0.1614 (M: 0.4268-0.4279). Fewer, longer chunks read as fast and hand in less.
+// Measured (H100, same run): 64 x 131072 k 256 in 0.0303-0.0305 ms (06: 0.0670-0.0671); 256 x 262144 k 256
+// in 0.1134 (06: 0.2929-0.2930); 4 x 2^24 k 1024 in 0.1558-0.1573 (M: 0.4222-0.4229); serving k 2048 in
+// 0.0401 (06: 0.0636-0.0639). Fewer, longer chunks read as fast and hand in less.
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -34,6 +34,7 @@ constexpr uint32_t kShortLen = 1u << 20;     // rows up to this keep their candi
 constexpr uint32_t kListCap = 1u << 17;      // a longer row's candidates: a list of 131072 in global memory
 constexpr uint32_t kMaxLen = 1u << 25;       // longer rows: the threshold would be the 8192 samples' j-th, j < 8
 constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 06's M)
+constexpr uint32_t kSmallK = kBlock / 4;     // k up to this: winners ranked by counting (06's write_winners)
 // 16-byte vectors a thread keeps requested ahead in the pass (staged_pass) over rows up to kShortLen,
 // every type. Measured (H100, same run): 1 for float32 cost 0.0340 ms against 0.0329 (64 x 128256 k 50);
 // none for bfloat16 (one loop, each load used as it comes) cost 0.0286 against 0.0260 (64 x 131072 k 256)
@@ -157,7 +158,7 @@ __device__ __forceinline__ void each_listed(const uint64_t* __restrict__ list, u
 // above the bucket win and the bucket's keys are ranked against each other directly: packed keys are
 // distinct, so a key's place is the number above it (ties go to the lower column). A bucket that is
 // one value (the whole key known) gives any k_rem of its copies. Contains barriers: call from every thread.
-template <class T>
+template <uint32_t kMaxK, class T>
 __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
                              const uint64_t* s_cand, uint32_t n, RowSmem& sm, T* __restrict__ out_vals,
                              uint32_t* __restrict__ out_idx) {
@@ -213,7 +214,7 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
             if (rank < k_rem) sm.sel[above + rank] = p;
         }
     __syncthreads();
-    rowwise::write_winners(row, len, r, k, kk, sm, out_vals, out_idx);
+    rowwise::write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
 }
 
 // A row's running total of candidates, how many of its blocks are done, and (rows with a list) the
@@ -228,8 +229,10 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 // block whose shared buffer fills spills the rest straight to the list. When `done` is given, a row
 // the sample missed is left to 06's M launches (done[r] = 0) instead of one block's pass over it.
 // kList: the plan has such rows (a second build of the kernel, so that the others' code stays lean).
-// Two blocks an SM where it holds 2048 threads (44 registers without the bound: one block an SM).
-template <class Reader, class T, bool kList>
+// kMaxK: the largest k of this build. k <= 256 (kSmallK) gets its own, without the block sort of more
+// winners: with that sort in, ptxas spilled 100-136 bytes a thread and 64 x 131072 k 256 took 0.0335 ms
+// against 0.0307. Two blocks an SM where it holds 2048 threads (44 registers without the bound: one an SM).
+template <class Reader, class T, bool kList, uint32_t kMaxK>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
              uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
@@ -360,22 +363,22 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     if (hit && n <= cap) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if constexpr (sizeof(T) == 4) {
-            short_select(row, len, r, k, kk, s_cand, n, sm, out_vals, out_idx);
+            short_select<kMaxK>(row, len, r, k, kk, s_cand, n, sm, out_vals, out_idx);
         } else {                             // 16-bit keys: 06's digits from the top (short_select measured slower)
             if (t == 0) { sm.nsel = 0; sm.ties = 0; }
             __syncthreads();
-            rowwise::finish_row(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
+            rowwise::finish_row<kMaxK>(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
         }
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         // The list is read 2-4 times from L2 by this one block (from the first digit its keys differ in:
         // on 4 x 2^24 k 1024 the digit passes took 6.8-10.2 us, not 13.1-18.3): 8 loads in flight a thread,
         // not 1 (one at a time, each pass waited ~32 L2 round trips).
-        rowwise::select_row(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, list_lo, list_hi, [&](auto f) {
+        rowwise::select_row<kMaxK>(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, list_lo, list_hi, [&](auto f) {
             each_listed<8>(list, n, [&](uint32_t, uint64_t p) { f(uint32_t(p >> 32), topk::packed_index(p)); });
         });
     } else if (!kList || !done) {
-        rowwise::block_row<Reader>(in, start, len, r, k, smallest, cap, s_cand, sm, out_vals, out_idx);
+        rowwise::block_row<Reader, kMaxK>(in, start, len, r, k, smallest, cap, s_cand, sm, out_vals, out_idx);
     }
 }
 
@@ -403,8 +406,8 @@ Plan plan_sampled(size_t rows, size_t len) {
     Plan p;
     p.cap = b.cand;
     p.smem = b.smem;
-    const size_t per_sm =
-        len > kShortLen ? size_t(course::resident_blocks(sampled_rows<rowwise::AlignedRows, T, false>, kBlock, p.smem)) : 1;
+    const auto kernel = sampled_rows<rowwise::AlignedRows, T, false, rowwise::kBlockMaxK>;
+    const size_t per_sm = len > kShortLen ? size_t(course::resident_blocks(kernel, kBlock, p.smem)) : 1;
     const size_t slots = size_t(course::device().sm_count) * per_sm;
     size_t chunks = std::max<size_t>(1, (slots + rows / 2) / rows);
     chunks = std::min(chunks, std::max<size_t>(1, len / kMinChunk));
@@ -442,8 +445,10 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
                                            p.chunk, tally, g_cand, done, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
-    if (p.lcap > p.cap) run(sampled_rows<Reader, T, true>);
-    else run(sampled_rows<Reader, T, false>);
+    if (p.lcap > p.cap && k <= kSmallK) run(sampled_rows<Reader, T, true, kSmallK>);
+    else if (p.lcap > p.cap) run(sampled_rows<Reader, T, true, rowwise::kBlockMaxK>);
+    else if (k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK>);
+    else run(sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
     if (done) rowwise::multi_topk<T, Reader>(rowwise::plan_multi(rows, len), d_in, rows, len, k, smallest, d_vals, d_idx, done);
 }
 
