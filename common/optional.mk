@@ -1,16 +1,18 @@
 # common/optional.mk — the course's two optional dependencies, found without being asked.
 #   NCCL  (programs named *multi_gpu*.cu): NCCL_HOME=/path (include/nccl.h, lib/libnccl.so*), else
-#         pip's nvidia-nccl-cu13 (python3 -m pip install nvidia-nccl-cu13), else the system's.
+#         pip's nvidia-nccl-cu13 (python3 -m pip install nvidia-nccl-cu13), else the system's or the
+#         CUDA Toolkit's own (nccl.h beside nvcc's headers: nvcc finds its header and library itself).
 #   CCCL  (programs named 00_cub_*topk*.cu, CUB's DeviceTopK): CCCL_INCLUDE=/path (holding
 #         cub/device/device_topk.cuh), else pip's nvidia-cuda-cccl (3.2 or newer).
 # A program whose dependency is missing is left out of every target, and one line says so.
 PY_SITE := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" 2>/dev/null)
 
 NCCL_SOURCES := $(filter %multi_gpu.cu,$(ALL_SOURCES))
+NVCC_ROOT := $(abspath $(dir $(shell command -v $(NVCC) 2>/dev/null))..)
 NCCL_HOME ?= $(firstword $(wildcard $(PY_SITE)/nvidia/nccl $(PY_SITE)/nvidia/cu13/nccl))
 ifneq ($(wildcard $(NCCL_HOME)/include/nccl.h),)
   NCCL_FLAGS := -I$(NCCL_HOME)/include -L$(NCCL_HOME)/lib -Xlinker -rpath=$(NCCL_HOME)/lib -l:libnccl.so.2
-else ifneq ($(wildcard /usr/include/nccl.h),)
+else ifneq ($(wildcard /usr/include/nccl.h $(NVCC_ROOT)/include/nccl.h),)
   NCCL_FLAGS := -lnccl
 else
   NCCL_FLAGS :=
