@@ -217,6 +217,26 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
     rowwise::write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
 }
 
+// 16-bit keys above the least a candidate can have (`least`, the threshold's own key): one count of the
+// whole keys in 2048 bins from it (the last bin: least + 2047 and above), so that the kk-th key is known
+// after one step, where 06's digits from the top take two; unless it lies in the last bin (then prefix,
+// pbits, d and k_rem are left as they were). Contains barriers: call from every thread.
+__device__ void whole_key_count(const uint64_t* s_cand, uint32_t n, uint32_t least, uint32_t& prefix, int& pbits,
+                                int& d, uint32_t& k_rem, uint32_t* hist) {
+    const int t = threadIdx.x;
+    const uint32_t lo = least >> 16;
+    for (int i = t; i < rowwise::kMaxBins; i += kBlock) hist[i] = 0;
+    __syncthreads();
+    for (uint32_t i = t; i < n; i += kBlock) atomicAdd(&hist[min(uint32_t(s_cand[i] >> 48) - lo, 2047u)], 1u);
+    __syncthreads();
+    const rowwise::Choice c = rowwise::choose_bucket<kBlock>(hist, rowwise::kMaxBins, k_rem);
+    if (c.bucket == uint32_t(rowwise::kMaxBins - 1)) return;
+    prefix = (lo + c.bucket) << 16;          // the whole key: no digits left (d = 3)
+    pbits = 32;
+    d = 3;
+    k_rem -= c.above;
+}
+
 // A row's running total of candidates, how many of its blocks are done, and (rows with a list) the
 // largest key and the complement of the smallest among its candidates; the row's last block sets them
 // back to 0, so every call leaves them zeroed for the next.
@@ -253,6 +273,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     const T* row = in + start;
     const bool long_row = kList && len > kShortLen;
     uint64_t* list = g_cand + r * lcap;
+    float bar = __int_as_float(0x7FC00000);  // the pass's bar (below); NaN: none, every key was kept
     if (kk == 0) {                           // an empty row: only padding, written by its first block
         if (part == 0) rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if (part == 0 && done) done[r] = 1;
@@ -294,7 +315,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         const uint32_t tau = len <= cap ? 0u : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap, long_row), cap,
                                                                  smallest, reinterpret_cast<uint32_t*>(s_cand), sm);
         start_count();
-        const float bar = tau == 0 ? 0.0f : topk::bar_of<T>(tau, smallest);
+        if (tau != 0) bar = topk::bar_of<T>(tau, smallest);
         if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
         else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
         else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
@@ -302,7 +323,6 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         start_count();
         Reader::each(in, start, begin, end, t, kBlock, keep);
     } else {
-        float bar = 0;
         sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));   // ahead of the pass's first loads
         auto threshold = [&] {
             const uint32_t tau = threshold_of_sample<T>(len, wanted(kk, cap, false), cap, reinterpret_cast<uint32_t*>(s_cand), sm);
@@ -364,10 +384,16 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if constexpr (sizeof(T) == 4) {
             short_select<kMaxK>(row, len, r, k, kk, s_cand, n, sm, out_vals, out_idx);
-        } else {                             // 16-bit keys: 06's digits from the top (short_select measured slower)
+        } else {                             // 16-bit keys: one count from the least key, else 06's digits from the top
             if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+            uint32_t prefix = 0, k_rem = kk;
+            int pbits = 0, d = 0;
+            // bar is a value of T, and passes() kept the keys at or above its. Not in the k <= 256 build: there
+            // ptxas then spilled 88 bytes, and 64 x 131072 k 256 took 0.0268 ms against 0.0256.
+            if (kMaxK > kSmallK && !isnan(bar))
+                whole_key_count(s_cand, n, to_key(T(bar), smallest), prefix, pbits, d, k_rem, sm.hist);
             __syncthreads();
-            rowwise::finish_row<kMaxK>(row, len, r, k, kk, s_cand, n, 0u, 0, 0, kk, sm, out_vals, out_idx);
+            rowwise::finish_row<kMaxK>(row, len, r, k, kk, s_cand, n, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
         }
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
