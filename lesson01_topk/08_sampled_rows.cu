@@ -13,7 +13,7 @@
 // row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
 // Measured (H100, same run): 64 x 131072 k 256 in 0.0303-0.0305 ms (06: 0.0670-0.0671); 256 x 262144 k 256
 // in 0.1134 (06: 0.2929-0.2930); 4 x 2^24 k 1024 in 0.1558-0.1573 (M: 0.4222-0.4229); serving k 2048 in
-// 0.0401 (06: 0.0636-0.0639). Fewer, longer chunks read as fast and hand in less.
+// 0.0401 (06: 0.0636-0.0639); bfloat16 256 x 256000 k 1024 in 0.0937-0.0938 (52 % of a copy).
 //
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
