@@ -9,12 +9,12 @@
 // row's last block to finish selects the k among them in shared memory (short_select). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
-// Rows past 2^20 (to 2^25, with several blocks each) keep ~32768 candidates in global memory, and a
-// row the sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100, same run): 64 x 131072 k 256 in 0.0303-0.0305 ms (06: 0.0670-0.0671); 256 x 262144 k 256
-// in 0.1134 (06: 0.2929-0.2930); 4 x 2^24 k 1024 in 0.1558-0.1573 (M: 0.4222-0.4229); serving k 2048 in
-// 0.0401 (06: 0.0636-0.0639); bfloat16 256 x 256000 k 1024 in 0.0937-0.0938 (52 % of a copy).
-//
+// Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory; a row the sample
+// misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte
+// vectors (keep_passing). Measured (H100; 06 in another run of the same session): 64 x 131072 k 256 in
+// 0.0301-0.0303 ms (06: 0.0670-0.0672); 256 x 262144 k 256 in 0.1126-0.1129 (06: 0.2926-0.2929); 4 x 2^24
+// k 1024 in 0.1557-0.1571 (M: 0.4221-0.4225); serving k 2048 in 0.0379-0.0381 (06: 0.0637); bfloat16
+// 256 x 256000 k 1024 in 0.0804-0.0806 (61 % of a copy).
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -100,14 +100,15 @@ __device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, ui
     return threshold_of_sample<T>(len, want, cap, s_sample, sm);
 }
 
-// The pass over a block's chunk, [begin, end) of `row`: f(value, column) for each element, with
-// U 16-byte vectors a thread requested before the previous U are filtered (AlignedRows::each's
-// unrolled loop waits for each load in turn: ~1.5 us each on a loaded H100, TUNING.md), and the
-// first U requested before setup() runs, so that the threshold's select hides their latency. setup() is
-// called once by every thread (it may hold barriers); f may use what it set.
-template <uint32_t U, class T, class Setup, class F>
+// The pass over a block's chunk, [begin, end) of `row`: fv(vector, column of its first element) for each
+// aligned 16-byte vector and f(value, column) for the elements before and after them, with U vectors a
+// thread requested before the previous U are filtered (AlignedRows::each's unrolled loop waits for each
+// load in turn: ~1.5 us each on a loaded H100, TUNING.md), and the first U requested before setup()
+// runs, so that the threshold's select hides their latency. setup() is called once by every thread (it
+// may hold barriers); f and fv may use what it set.
+template <uint32_t U, class T, class Setup, class F, class FV>
 __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t begin, uint32_t end, Setup&& setup,
-                                            F&& f) {
+                                            F&& f, FV&& fv) {
     static_assert(U >= 1, "at least one vector in flight");
     constexpr uint32_t V = 16 / sizeof(T);
     const uint32_t t = threadIdx.x;
@@ -126,13 +127,25 @@ __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t 
         request(nxt, q0 + U * kBlock);
 #pragma unroll
         for (uint32_t u = 0; u < U; ++u)
-            if (q0 + u * kBlock < vecs)
-#pragma unroll
-                for (uint32_t i = 0; i < V; ++i) f(rowwise::vec_elem<T>(cur[u], int(i)), body + V * (q0 + u * kBlock) + i);
+            if (q0 + u * kBlock < vecs) fv(cur[u], body + V * (q0 + u * kBlock));
 #pragma unroll
         for (uint32_t u = 0; u < U; ++u) cur[u] = nxt[u];
     }
     for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += kBlock) f(row[c], uint32_t(c));
+}
+
+// keep(value, column) for each element of a 16-byte vector (its first at column c) that passes(): the
+// vector's pass mask (topk::passes_mask: four packed compares for 16-bit types), then a loop over its set
+// bits. The threshold lets about 4 k of a row's keys through, so most masks are 0; a test and a branch
+// on each element cost ~5 instructions, as much for 2 bytes as for 4. Measured (H100, same run), each
+// element tested / the mask: bfloat16 256 x 256000 k 1024 0.0936 / 0.0804 ms, 4 x 2^24 k 1024 0.1448 /
+// 0.1331; float32 serving k 2048 0.0401 / 0.0378, but the ragged batch 0.1136 / 0.1159 (TUNING.md).
+template <bool kSmallest, class T, class Keep>
+__device__ __forceinline__ void keep_passing(const uint4& v, uint32_t c, float bar, Keep&& keep) {
+    for (uint32_t m = topk::passes_mask<T>(v, bar, kSmallest); m != 0; m &= m - 1) {
+        const int i = __ffs(m) - 1;
+        keep(rowwise::vec_elem<T>(v, i), c + i);
+    }
 }
 
 // g(i, p) for each entry p = list[i], i < n, of a list in global memory, spread over the block's threads
@@ -307,6 +320,18 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             }
         }
     };
+    // go(one, vec) with the pass's test for one element and for one 16-byte vector, the direction a
+    // constant in each (one instance a direction).
+    auto filtered = [&](auto&& go) {
+        auto in_direction = [&](auto smallest_t) {
+            constexpr bool kSmallest = decltype(smallest_t)::value;
+            auto one = [&](T x, uint32_t c) { if (topk::passes(x, bar, kSmallest)) keep(x, c); };
+            auto vec = [&](const uint4& v, uint32_t c) { keep_passing<kSmallest, T>(v, c, bar, keep); };
+            go(one, vec);
+        };
+        if (smallest) in_direction(std::true_type{});
+        else in_direction(std::false_type{});
+    };
     auto start_count = [&] {
         if (t == 0) { sm.ncand = 0; s_full = 0; }
         __syncthreads();
@@ -317,8 +342,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         start_count();
         if (tau != 0) bar = topk::bar_of<T>(tau, smallest);
         if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
-        else if (smallest) Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
-        else Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
+        else filtered([&](auto& one, auto& vec) { Reader::each(in, start, begin, end, t, kBlock, one, vec); });
     } else if (len <= cap) {
         start_count();
         Reader::each(in, start, begin, end, t, kBlock, keep);
@@ -329,8 +353,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             bar = topk::bar_of<T>(tau, smallest);
             start_count();
         };
-        if (smallest) staged_pass<kInFlight>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, true)) keep(x, c); });
-        else staged_pass<kInFlight>(row, begin, end, threshold, [&](T x, uint32_t c) { if (topk::passes(x, bar, false)) keep(x, c); });
+        filtered([&](auto& one, auto& vec) { staged_pass<kInFlight>(row, begin, end, threshold, one, vec); });
     }
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total

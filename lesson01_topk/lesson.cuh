@@ -158,6 +158,49 @@ __host__ __device__ __forceinline__ bool passes(T x, float bar, bool smallest) {
     return smallest ? f <= bar : !(f < bar);
 }
 
+// passes() on a whole 16-byte vector (4 floats, or 8 float16 / bfloat16): bit i of the result is
+// element i's, so that a pass can skip a vector with one test and visit only the set bits (08).
+// 16-bit types: four packed compares (set.geu: !(x < bar), NaN passes; set.le: x <= bar, NaN fails),
+// one instruction for two elements where passes() takes two for one (widen, compare). They are
+// native for float16 from sm_53 and bfloat16 from sm_90 (packed_compare); elsewhere the library
+// compares half by half, so those test each element. bar is a value of T (bar_of), so T(bar) is exact.
+template <class T>
+__device__ constexpr bool packed_compare() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    return std::is_same_v<T, __half>;
+#else
+    return is_half_float<T>;
+#endif
+}
+template <class T>
+__device__ __forceinline__ uint32_t passes_mask(const uint4& v, float bar, bool smallest) {
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    if constexpr (packed_compare<T>()) {
+        using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+        const uint32_t b = half_bits(T(bar)), bb = b | b << 16;
+        T2 bar2, x2[4];
+        memcpy(&bar2, &bb, 4);
+        memcpy(x2, w, 16);
+        uint32_t m[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) m[j] = smallest ? __hle2_mask(x2[j], bar2) : __hgeu2_mask(x2[j], bar2);
+        // m[j] is 0xFFFF in each half that passes: take bit 2j of its low half and bit 2j + 17 of its high one.
+        const uint32_t s = (m[0] & 0x20001u) | (m[1] & 0x80004u) | (m[2] & 0x200010u) | (m[3] & 0x800040u);
+        return (s | s >> 16) & 0xFFu;
+    } else {
+        constexpr int V = 16 / sizeof(T);
+        uint32_t m = 0;
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+            T x;
+            if constexpr (sizeof(T) == 4) x = __uint_as_float(w[i]);
+            else x = half_from_bits<T>(uint16_t(w[i / 2] >> (16 * (i % 2))));
+            m |= uint32_t(passes(x, bar, smallest)) << i;
+        }
+        return m;
+    }
+}
+
 // float16/bfloat16: the 16-bit key in the top half, the bottom half 0 in BOTH directions (only
 // the 16 bits are inverted for smallest), so radix digits below bit 16 never split a row's keys.
 template <class T>
