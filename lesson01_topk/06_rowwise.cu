@@ -57,16 +57,7 @@ __device__ __forceinline__ bool has_prefix(uint32_t key, uint32_t prefix, int pb
     return pbits == 0 || (key >> (32 - pbits)) == prefix;
 }
 
-// Element i of a 16-byte vector of T (4 floats, or 8 float16 / bfloat16). The word is chosen by
-// selects, not by indexing an array: an i known only at run time (08's loop over the elements that
-// pass) would put such an array in local memory.
-template <class T>
-__device__ __forceinline__ T vec_elem(const uint4& v, int i) {
-    const int q = i / int(4 / sizeof(T));
-    const uint32_t w = q < 2 ? (q == 0 ? v.x : v.y) : (q == 2 ? v.z : v.w);
-    if constexpr (sizeof(T) == 4) return __uint_as_float(w);
-    else return topk::half_from_bits<T>(uint16_t(w >> (16 * (i % 2))));
-}
+using topk::vec_elem;                        // element i of a 16-byte vector (lesson.cuh)
 
 // The elements of [begin, end) before row + begin reaches a 16-byte boundary (at most end - begin).
 template <class T>

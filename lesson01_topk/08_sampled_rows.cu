@@ -236,14 +236,15 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
 // pbits, d and k_rem are left as they were). Contains barriers: call from every thread.
 __device__ void whole_key_count(const uint64_t* s_cand, uint32_t n, uint32_t least, uint32_t& prefix, int& pbits,
                                 int& d, uint32_t& k_rem, uint32_t* hist) {
+    constexpr uint32_t kLast = rowwise::kMaxBins - 1;
     const int t = threadIdx.x;
     const uint32_t lo = least >> 16;
     for (int i = t; i < rowwise::kMaxBins; i += kBlock) hist[i] = 0;
     __syncthreads();
-    for (uint32_t i = t; i < n; i += kBlock) atomicAdd(&hist[min(uint32_t(s_cand[i] >> 48) - lo, 2047u)], 1u);
+    for (uint32_t i = t; i < n; i += kBlock) atomicAdd(&hist[min(uint32_t(s_cand[i] >> 48) - lo, kLast)], 1u);
     __syncthreads();
     const rowwise::Choice c = rowwise::choose_bucket<kBlock>(hist, rowwise::kMaxBins, k_rem);
-    if (c.bucket == uint32_t(rowwise::kMaxBins - 1)) return;
+    if (c.bucket == kLast) return;
     prefix = (lo + c.bucket) << 16;          // the whole key: no digits left (d = 3)
     pbits = 32;
     d = 3;

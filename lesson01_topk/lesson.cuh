@@ -158,6 +158,17 @@ __host__ __device__ __forceinline__ bool passes(T x, float bar, bool smallest) {
     return smallest ? f <= bar : !(f < bar);
 }
 
+// Element i of a 16-byte vector of T (4 floats, or 8 float16 / bfloat16). The word is chosen by
+// selects, not by indexing an array: an i known only at run time (08's loop over the elements that
+// pass) would put such an array in local memory.
+template <class T>
+__device__ __forceinline__ T vec_elem(const uint4& v, int i) {
+    const int q = i / int(4 / sizeof(T));
+    const uint32_t w = q < 2 ? (q == 0 ? v.x : v.y) : (q == 2 ? v.z : v.w);
+    if constexpr (sizeof(T) == 4) return __uint_as_float(w);
+    else return half_from_bits<T>(uint16_t(w >> (16 * (i % 2))));
+}
+
 // passes() on a whole 16-byte vector (4 floats, or 8 float16 / bfloat16): bit i of the result is
 // element i's, so that a pass can skip a vector with one test and visit only the set bits (08).
 // 16-bit types: four packed compares (set.geu: !(x < bar), NaN passes; set.le: x <= bar, NaN fails),
@@ -174,13 +185,12 @@ __device__ constexpr bool packed_compare() {
 }
 template <class T>
 __device__ __forceinline__ uint32_t passes_mask(const uint4& v, float bar, bool smallest) {
-    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
     if constexpr (packed_compare<T>()) {
         using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
         const uint32_t b = half_bits(T(bar)), bb = b | b << 16;
         T2 bar2, x2[4];
         memcpy(&bar2, &bb, 4);
-        memcpy(x2, w, 16);
+        memcpy(x2, &v, 16);
         uint32_t m[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j) m[j] = smallest ? __hle2_mask(x2[j], bar2) : __hgeu2_mask(x2[j], bar2);
@@ -188,15 +198,9 @@ __device__ __forceinline__ uint32_t passes_mask(const uint4& v, float bar, bool 
         const uint32_t s = (m[0] & 0x20001u) | (m[1] & 0x80004u) | (m[2] & 0x200010u) | (m[3] & 0x800040u);
         return (s | s >> 16) & 0xFFu;
     } else {
-        constexpr int V = 16 / sizeof(T);
         uint32_t m = 0;
 #pragma unroll
-        for (int i = 0; i < V; ++i) {
-            T x;
-            if constexpr (sizeof(T) == 4) x = __uint_as_float(w[i]);
-            else x = half_from_bits<T>(uint16_t(w[i / 2] >> (16 * (i % 2))));
-            m |= uint32_t(passes(x, bar, smallest)) << i;
-        }
+        for (int i = 0; i < int(16 / sizeof(T)); ++i) m |= uint32_t(passes(vec_elem<T>(v, i), bar, smallest)) << i;
         return m;
     }
 }
