@@ -230,25 +230,51 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
     rowwise::write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
 }
 
-// 16-bit keys above the least a candidate can have (`least`, the threshold's own key): one count of the
-// whole keys in 2048 bins from it (the last bin: least + 2047 and above), so that the kk-th key is known
-// after one step, where 06's digits from the top take two; unless it lies in the last bin (then prefix,
-// pbits, d and k_rem are left as they were). Contains barriers: call from every thread.
-__device__ void whole_key_count(const uint64_t* s_cand, uint32_t n, uint32_t least, uint32_t& prefix, int& pbits,
-                                int& d, uint32_t& k_rem, uint32_t* hist) {
-    constexpr uint32_t kLast = rowwise::kMaxBins - 1;
+// 16-bit keys counted by whole key from `least`, the least key a candidate can have (the threshold's
+// own): bin b holds key (least >> 16) + b, the last bin (kLastBin) that and every key above it.
+constexpr uint32_t kLastBin = rowwise::kMaxBins - 1;
+__device__ __forceinline__ uint32_t whole_key_bin(uint32_t key, uint32_t least) {
+    return min((key >> 16) - (least >> 16), kLastBin);
+}
+
+// hist[] = the n candidates of s_cand counted by whole_key_bin. Contains barriers: call from every thread.
+__device__ void count_whole_keys(const uint64_t* s_cand, uint32_t n, uint32_t least, uint32_t* hist) {
     const int t = threadIdx.x;
-    const uint32_t lo = least >> 16;
     for (int i = t; i < rowwise::kMaxBins; i += kBlock) hist[i] = 0;
     __syncthreads();
-    for (uint32_t i = t; i < n; i += kBlock) atomicAdd(&hist[min(uint32_t(s_cand[i] >> 48) - lo, kLast)], 1u);
+    for (uint32_t i = t; i < n; i += kBlock) atomicAdd(&hist[whole_key_bin(uint32_t(s_cand[i] >> 32), least)], 1u);
     __syncthreads();
+}
+
+// From counts by whole_key_bin, the k_rem-th largest key: the whole key (prefix, pbits 32, d 3, and
+// k_rem then how many of its copies to take), unless it lies in the last bin (then all are left as
+// they were). Contains barriers: call from every thread.
+__device__ void key_of_counts(const uint32_t* hist, uint32_t least, uint32_t& prefix, int& pbits, int& d,
+                              uint32_t& k_rem) {
     const rowwise::Choice c = rowwise::choose_bucket<kBlock>(hist, rowwise::kMaxBins, k_rem);
-    if (c.bucket == kLast) return;
-    prefix = (lo + c.bucket) << 16;          // the whole key: no digits left (d = 3)
+    if (c.bucket == kLastBin) return;
+    prefix = ((least >> 16) + c.bucket) << 16;   // the whole key: no digits left (d = 3)
     pbits = 32;
     d = 3;
     k_rem -= c.above;
+}
+
+// A short row's 16-bit candidates in shared memory: one count of their whole keys, so that the kk-th key
+// is known after one step, where 06's digits from the top take two. Contains barriers.
+__device__ void whole_key_count(const uint64_t* s_cand, uint32_t n, uint32_t least, uint32_t& prefix, int& pbits,
+                                int& d, uint32_t& k_rem, uint32_t* hist) {
+    count_whole_keys(s_cand, n, least, hist);
+    key_of_counts(hist, least, prefix, pbits, d, k_rem);
+}
+
+// A long row's 16-bit candidates are counted as they are handed in: each block counts its own in shared
+// memory and adds every bin that holds any to the row's counts in global memory (g_row), so that the
+// row's last block knows the kk-th key without a pass over the row's list. Contains barriers.
+__device__ void add_whole_key_counts(const uint64_t* s_cand, uint32_t n, uint32_t least, uint32_t* hist,
+                                     uint32_t* __restrict__ g_row) {
+    count_whole_keys(s_cand, n, least, hist);
+    for (int i = threadIdx.x; i < rowwise::kMaxBins; i += kBlock)
+        if (hist[i] != 0) atomicAdd(&g_row[i], hist[i]);
 }
 
 // A row's running total of candidates, how many of its blocks are done, and (rows with a list) the
@@ -270,8 +296,8 @@ template <class Reader, class T, bool kList, uint32_t kMaxK>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
              uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
-             uint64_t* __restrict__ g_cand, uint32_t* __restrict__ done, T* __restrict__ out_vals,
-             uint32_t* __restrict__ out_idx) {
+             uint64_t* __restrict__ g_cand, uint32_t* __restrict__ g_counts, uint32_t* __restrict__ done,
+             T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ RowSmem sm;
     __shared__ uint32_t s_base;
     __shared__ bool s_last;
@@ -288,6 +314,10 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     const bool long_row = kList && len > kShortLen;
     uint64_t* list = g_cand + r * lcap;
     float bar = __int_as_float(0x7FC00000);  // the pass's bar (below); NaN: none, every key was kept
+    // A long row of 16-bit keys: its candidates counted by whole key (from `least`) in g_row (g_counts given).
+    const bool counted = sizeof(T) == 2 && long_row && g_counts != nullptr;
+    uint32_t* g_row = counted ? g_counts + r * rowwise::kMaxBins : nullptr;
+    uint32_t least = 0;                      // the least key a candidate can have (to_key(T(bar)), 0 without a bar)
     if (kk == 0) {                           // an empty row: only padding, written by its first block
         if (part == 0) rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if (part == 0 && done) done[r] = 1;
@@ -314,6 +344,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if (j < lcap) {
                 const uint32_t key = to_key(x, smallest);
                 list[j] = pack(key, c);
+                if (counted) atomicAdd(&g_row[whole_key_bin(key, least)], 1u);
                 atomicMax(&tally[r].hi, key);
                 atomicMax(&tally[r].lo_inv, ~key);
             } else {
@@ -342,6 +373,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
                                                                  smallest, reinterpret_cast<uint32_t*>(s_cand), sm);
         start_count();
         if (tau != 0) bar = topk::bar_of<T>(tau, smallest);
+        if constexpr (sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
         if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
         else filtered([&](auto& one, auto& vec) { Reader::each(in, start, begin, end, t, kBlock, one, vec); });
     } else if (len <= cap) {
@@ -385,6 +417,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
                 if (t == 0) { atomicMax(&tally[r].hi, hi); atomicMax(&tally[r].lo_inv, lo_inv); }
             }
         }
+        if (counted) add_whole_key_counts(s_cand, n, least, sm.hist, g_row);
         __threadfence();                     // our candidates are visible before we say we are done
         __syncthreads();
         if (t == 0) s_last = atomicAdd(&tally[r].arrived, 1u) == chunks - 1;
@@ -394,6 +427,11 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         n = __ldcg(&tally[r].count);
         list_hi = __ldcg(&tally[r].hi);
         list_lo = ~__ldcg(&tally[r].lo_inv);
+        if (counted)                         // the row's counts, zeroed for the next call as they are read
+            for (int i = t; i < rowwise::kMaxBins; i += kBlock) {
+                sm.hist[i] = __ldcg(&g_row[i]);
+                g_row[i] = 0;
+            }
         if (n >= kk && n <= cap)
             each_listed<4>(list, n, [&](uint32_t i, uint64_t p) { s_cand[i] = p; });
         __syncthreads();                     // every thread has read the tally before it is cleared
@@ -421,12 +459,27 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         }
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
-        // The list is read 2-4 times from L2 by this one block (from the first digit its keys differ in:
-        // on 4 x 2^24 k 1024 the digit passes took 6.8-10.2 us, not 13.1-18.3): 8 loads in flight a thread,
-        // not 1 (one at a time, each pass waited ~32 L2 round trips).
-        rowwise::select_row<kMaxK>(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, list_lo, list_hi, [&](auto f) {
-            each_listed<8>(list, n, [&](uint32_t, uint64_t p) { f(uint32_t(p >> 32), topk::packed_index(p)); });
-        });
+        uint32_t kth = 0, k_rem = kk;
+        int pbits = 0, d = 0;
+        if (counted) key_of_counts(sm.hist, least, kth, pbits, d, k_rem);
+        if (pbits == 32) {                   // 16-bit keys, the kk-th key known: one pass over the list
+            if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+            __syncthreads();
+            each_listed<8>(list, n, [&](uint32_t, uint64_t p) {
+                const uint32_t key = uint32_t(p >> 32);
+                if (key > kth || (key == kth && atomicAdd(&sm.ties, 1u) < k_rem)) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
+            });
+            __syncthreads();
+            rowwise::write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
+        } else {
+            // The list is read 2-4 times from L2 by this one block (from the first digit its keys differ in:
+            // on 4 x 2^24 k 1024 the digit passes took 6.8-10.2 us, not 13.1-18.3): 8 loads in flight a
+            // thread, not 1 (one at a time, each pass waited ~32 L2 round trips).
+            rowwise::select_row<kMaxK>(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, list_lo, list_hi,
+                                       [&](auto f) {
+                each_listed<8>(list, n, [&](uint32_t, uint64_t p) { f(uint32_t(p >> 32), topk::packed_index(p)); });
+            });
+        }
     } else if (!kList || !done) {
         rowwise::block_row<Reader, kMaxK>(in, start, len, r, k, smallest, cap, s_cand, sm, out_vals, out_idx);
     }
@@ -489,10 +542,13 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
     // Equal long rows: a row the sample missed goes to 06's M launches, which skip the others.
     uint32_t* done = !d_offsets && p.lcap > p.cap ? course::scratch_as<uint32_t>(10, rows) : nullptr;
     rowwise::zero_fresh_scratch(2, tally, rows * sizeof(Tally));
+    // 16-bit long rows' whole-key counts (kMaxBins a row), left zeroed by each call for the next.
+    uint32_t* counts = sizeof(T) == 2 && p.lcap > p.cap ? course::scratch_as<uint32_t>(11, rows * rowwise::kMaxBins) : nullptr;
+    if (counts) rowwise::zero_fresh_scratch(3, counts, rows * rowwise::kMaxBins * sizeof(uint32_t));
     auto run = [&](auto kernel) {
         course::allow_dynamic_smem(kernel, p.smem);
         kernel<<<p.grid, kBlock, p.smem>>>(d_in, d_offsets, uint32_t(len), uint32_t(k), smallest, p.cap, p.lcap, p.chunks,
-                                           p.chunk, tally, g_cand, done, d_vals, d_idx);
+                                           p.chunk, tally, g_cand, counts, done, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
     if (p.lcap > p.cap && k <= kSmallK) run(sampled_rows<Reader, T, true, kSmallK>);

@@ -523,6 +523,7 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
             }
         if (!o.quick) {
             add(8, (uint64_t(1) << 22) + 5, 1024, "ragged");   // rows past 2^20 among short ones
+            if (half) add(8, (uint64_t(1) << 22) + 5, 2048, "ragged", "bfloat16");
             add(64, 131072, 2048, "serving");
             if (half) add(64, 131072, 2048, "serving", "bfloat16");
         }
@@ -533,7 +534,12 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
             for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(2048)}) add(r, c, k, "mixed");
             for (auto& s : shapes()) add(r, c, 50, s);
             add(r, c, 33, "mixed/smallest");
-            if (half) add(r, c, 1024, "mixed", "bfloat16");
+            if (half) {                      // 16-bit long rows: 08 counts their keys as they are handed in
+                add(r, c, 1024, "mixed", "bfloat16");
+                for (auto& s : shapes()) { add(r, c, 50, s, "bfloat16"); add(r, c, 1024, s, "float16"); }
+                add(r, c, 33, "mixed/smallest", "float16");
+                add(r, c, 700, "mixed/smallest", "bfloat16");
+            }
         }
     if (!o.quick)
         for (auto& b : bench_shapes()) {
