@@ -9,7 +9,7 @@
 //      collects the winners, a sort by bins orders them. A row is read 2-4 times (from L2).
 //   M  few long rows, or k > 2048: each row cut into chunks, one block a chunk; the digit passes
 //      are launches over all rows, histograms summed in global memory, the row's last block picks
-//      the bucket; one collect launch, then a sort of each row's winners.
+//      the bucket; a collect launch, a sort of the winners; one wave each, dependent launches (sm_90).
 // float16/bfloat16: 16-byte loads of 8 values; their 16-bit keys are whole after two digits.
 // Measured (H100): 64 x 128256 k 50 in 0.0643 ms, 256 x 256000 k 1024 in 0.2938-0.2940; 08_sampled_rows
 // reads such rows once. Per-shape plans (--plan), torch.topk and the crossovers: README_rows.md, TUNING.md.
@@ -408,13 +408,17 @@ struct RowState {
 // the next pass. Pass 0 knows the state without reading it (no prefix, k to take) and its last block
 // writes all of it: a call needs no initialising launch, since every call leaves the tickets and
 // histograms zeroed (the launcher zeroes fresh scratch once). Rows with skip[r] != 0 are left alone
-// (08_sampled_rows runs M only on the rows its sample missed; 06 passes no skip list).
+// (08_sampled_rows runs M only on the rows its sample missed; 06 passes no skip list). Two blocks an SM
+// where it holds 2048 threads: unbounded, the 16-bit builds took 38 registers, one block an SM, and
+// bfloat16 4 x 2^24 k 1024 0.3016 ms against 0.2406 with the bound (and one wave, below; TUNING.md).
 template <class Reader, class T>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
                  int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist, const uint32_t* __restrict__ skip) {
     __shared__ uint32_t s_hist[kMaxBins];
     __shared__ bool s_last;
+    course::let_dependents_launch();         // M's launches follow each other closely (launch_dependent)
+    course::wait_for_prior_grid();
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
     const size_t r = blockIdx.x / chunks;
     if (skip && skip[r]) return;
@@ -460,6 +464,8 @@ __global__ void __launch_bounds__(kBlock)
 multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
               RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col,
               const uint32_t* __restrict__ skip) {
+    course::let_dependents_launch();
+    course::wait_for_prior_grid();
     const size_t r = blockIdx.x / chunks;
     if (skip && skip[r]) return;
     const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
@@ -482,6 +488,8 @@ sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t
              const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx,
              const uint32_t* __restrict__ skip) {
     __shared__ uint64_t s[kBlockMaxK];
+    course::let_dependents_launch();
+    course::wait_for_prior_grid();
     const size_t r = blockIdx.x;
     if (skip && skip[r]) return;
     int m = 1;
@@ -524,7 +532,9 @@ inline void zero_fresh_scratch(int slot, void* p, size_t bytes) {
 }
 
 // The plan for one call, from the shape and the GPU (course::device()); --plan prints it and the
-// launcher runs it. M cuts each row into chunks of at least 4096 keys, enough blocks for 4 per SM.
+// launcher runs it. M cuts each row into chunks of at least 4096 keys, one wave of blocks in all (as
+// many as the SMs hold: 2 an SM on an H100, 1 on a T4); 4 an SM (two waves) took 0.4227 ms against
+// 0.4075 on float32 4 x 2^24 k 1024, and its empty launches behind 08 cost more.
 struct RowPlan {
     Path path;
     uint32_t cand = 0;                       // B: candidates kept in dynamic shared memory
@@ -553,7 +563,7 @@ inline void block_candidates(RowPlan& p) {
 // M's plan: each row cut into chunks of at least 4096 keys, about 4 blocks an SM in all.
 inline RowPlan plan_multi(size_t rows, size_t cols) {
     RowPlan p{Path::multi};
-    const size_t want_blocks = 4 * size_t(course::device().sm_count);
+    const size_t want_blocks = size_t(course::blocks_that_fit(2, kBlock)) * course::device().sm_count;
     p.chunks = std::min((cols + 4095) / 4096, std::max<size_t>(1, (want_blocks + rows - 1) / rows));
     p.chunk = uint32_t(((cols + p.chunks - 1) / p.chunks + 7) / 8 * 8);   // whole 16-byte vectors of any type
     p.chunks = (cols + p.chunk - 1) / p.chunk;
@@ -626,17 +636,18 @@ void multi_topk(const RowPlan& p, const T* d_in, size_t rows, size_t cols, size_
     zero_fresh_scratch(0, state, rows * sizeof(RowState));
     zero_fresh_scratch(1, hist, rows * kMaxBins * sizeof(uint32_t));
     // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
+    // Each launch may start as the one before ends (sm_90: launch_dependent, common/device.cuh): behind
+    // 08's kernel, whose sample rarely misses, these launches find nothing to do, and their gaps were
+    // most of their cost (measured in lesson01 TUNING.md).
     const int digits = topk::is_half_float<T> ? 2 : 3;
-    for (int d = 0; d < digits; ++d) {
-        multi_digit_pass<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, d, state, hist, skip);
-        CUDA_CHECK_LAST();
-    }
-    multi_collect<Reader, T><<<p.grid, kBlock>>>(d_in, c32, chunks, p.chunk, smallest, k32, state, sel_key, sel_col,
-                                                 skip);
-    CUDA_CHECK_LAST();
+    for (int d = 0; d < digits; ++d)
+        course::launch_dependent(multi_digit_pass<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32,
+                                 d, state, hist, skip);
+    course::launch_dependent(multi_collect<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32, state,
+                             sel_key, sel_col, skip);
     if (k <= size_t(kBlockMaxK)) {
-        sort_winners<T><<<unsigned(rows), kBlock>>>(d_in, c32, k32, sel_key, sel_col, d_vals, d_idx, skip);
-        CUDA_CHECK_LAST();
+        course::launch_dependent(sort_winners<T>, unsigned(rows), kBlock, 0, d_in, c32, k32, sel_key, sel_col, d_vals,
+                                 d_idx, skip);
         return;
     }
     // Larger k: ordering the winners is a sort (lesson 04); here the library's segmented sort does it.

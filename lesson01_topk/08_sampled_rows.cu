@@ -9,12 +9,12 @@
 // row's last block to finish selects the k among them in shared memory (short_select). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
-// Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory; a row the sample
-// misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte
-// vectors (keep_passing). Measured (H100; 06 in another run of the same session): 64 x 131072 k 256 in
-// 0.0301-0.0303 ms (06: 0.0670-0.0672); 256 x 262144 k 256 in 0.1126-0.1129 (06: 0.2926-0.2929); 4 x 2^24
-// k 1024 in 0.1557-0.1571 (M: 0.4221-0.4225); serving k 2048 in 0.0379-0.0381 (06: 0.0637); bfloat16
-// 256 x 256000 k 1024 in 0.0804-0.0806 (61 % of a copy).
+// Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys are also
+// counted by whole key as blocks hand them in, so the last block reads the k-th key off the counts); a row the
+// sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests
+// 16-byte vectors (keep_passing). Measured (H100, 06 in the same run): 64 x 131072 k 256 in 0.0300-0.0301 ms
+// (06: 0.0666-0.0667); 256 x 262144 k 256 in 0.1126-0.1128 (06: 0.2925-0.2926); 4 x 2^24 k 1024 in
+// 0.1464-0.1465 (M: 0.4091), bfloat16 0.1024-0.1025; serving k 2048 in 0.0377-0.0378 (06: 0.0634-0.0635).
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -269,7 +269,9 @@ __device__ void whole_key_count(const uint64_t* s_cand, uint32_t n, uint32_t lea
 
 // A long row's 16-bit candidates are counted as they are handed in: each block counts its own in shared
 // memory and adds every bin that holds any to the row's counts in global memory (g_row), so that the
-// row's last block knows the kk-th key without a pass over the row's list. Contains barriers.
+// row's last block knows the kk-th key without a pass over the row's list: bfloat16 4 x 2^24 k 1024 took
+// 0.1329-0.1337 ms with select_row's digit passes over the list, 0.1127-0.1128 with the counts (H100,
+// same run). Contains barriers.
 __device__ void add_whole_key_counts(const uint64_t* s_cand, uint32_t n, uint32_t least, uint32_t* hist,
                                      uint32_t* __restrict__ g_row) {
     count_whole_keys(s_cand, n, least, hist);
@@ -285,7 +287,8 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 // Block (row, chunk): the row's threshold from the sample, one pass over its chunk keeping the keys
 // at or above it, the candidates appended to the row's list; the row's last block selects from them.
 // A row longer than kShortLen (with several blocks) aims at about 32768 candidates, which its list in
-// global memory holds (lcap = kListCap) and its last block selects from there (06's select_row); a
+// global memory holds (lcap = kListCap) and its last block selects from there (16-bit keys: the kk-th
+// key from the row's whole-key counts, then one pass; else 06's select_row); a
 // block whose shared buffer fills spills the rest straight to the list. When `done` is given, a row
 // the sample missed is left to 06's M launches (done[r] = 0) instead of one block's pass over it.
 // kList: the plan has such rows (a second build of the kernel, so that the others' code stays lean).
@@ -304,6 +307,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     __shared__ uint32_t s_full;              // a long row's list is full (set and read atomically)
     __shared__ uint32_t s_range[kBlock / 32][2];   // a long row's candidates' largest key and ~smallest, by warp
     extern __shared__ uint64_t s_cand[];     // cap candidates (the sample before them)
+    course::let_dependents_launch();         // 06's M launches after this one may be placed (they wait for it)
     const int t = threadIdx.x;
     const size_t r = blockIdx.x / chunks;
     const uint32_t part = blockIdx.x % chunks;
@@ -465,9 +469,13 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (pbits == 32) {                   // 16-bit keys, the kk-th key known: one pass over the list
             if (t == 0) { sm.nsel = 0; sm.ties = 0; }
             __syncthreads();
+            // A copy of the kk-th key takes a tie slot by an atomic only while slots are left (a plain read
+            // first): in a bfloat16 row of uniform [-1, 1) the kk-th key is the top one, ~16K of the 32768.
+            const volatile uint32_t& ties_taken = sm.ties;
             each_listed<8>(list, n, [&](uint32_t, uint64_t p) {
                 const uint32_t key = uint32_t(p >> 32);
-                if (key > kth || (key == kth && atomicAdd(&sm.ties, 1u) < k_rem)) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
+                if (key > kth || (key == kth && ties_taken < k_rem && atomicAdd(&sm.ties, 1u) < k_rem))
+                    sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
             });
             __syncthreads();
             rowwise::write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
