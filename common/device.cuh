@@ -282,8 +282,8 @@ void allow_dynamic_smem(Kernel kernel, size_t bytes) {
 // launch_dependent(kernel, ...) lets a kernel start before the kernel ahead of it in the stream has
 // finished: its blocks are placed once every block ahead has called let_dependents_launch() (or
 // exited), and each waits in wait_for_prior_grid() until that kernel is done and its writes are
-// visible. What it saves is the gap between two launches, a few microseconds: lesson 01's 08 follows
-// its kernel with 06's fallback launches, which mostly find no row to do (its TUNING.md). Only code
+// visible. What it saves is the gap between two launches, a few microseconds: lesson 01's 06 runs its
+// many-blocks-a-row path as 4-5 launches in a row (its TUNING.md). Only code
 // compiled for sm_90 or later has the wait, so a kernel compiled from older PTX (compute_75 JIT-compiled
 // on an H100) is launched the plain way; on older GPUs both device calls compile to nothing.
 __device__ __forceinline__ void wait_for_prior_grid() {
@@ -307,6 +307,23 @@ void launch_dependent(void (*kernel)(P...), unsigned grid, unsigned block, size_
     cfg.dynamicSmemBytes = smem;
     cfg.attrs = &attr;
     cfg.numAttrs = device().cc() >= 90 && compiled_arch_of(kernel) >= 900 ? 1 : 0;
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
+}
+
+// launch_together(kernel, ...): a cooperative launch, every block of the grid resident at once (or a
+// launch error, never a hang), so that blocks may wait for each other (lesson 01's 08: a row's blocks
+// finish a row its sample missed together). The grid must fit the GPU: SMs x resident blocks an SM.
+template <class... P, class... A>
+void launch_together(void (*kernel)(P...), unsigned grid, unsigned block, size_t smem, A&&... args) {
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeCooperative;
+    attr.val.cooperative = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
     CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
 }
 

@@ -400,36 +400,22 @@ struct RowState {
     uint32_t prefix, pbits, k_rem;           // what is known of the row's k-th key
     uint32_t arrived;                        // blocks of this row done with the current pass
     uint32_t nsel, ties;                     // winners written; ties taken
+    unsigned long long step;                 // 08's M inside its kernel: the row's last step done, tagged with the call
 };
 
-// M: one digit pass over every row: block (row, chunk) counts the digit of its chunk's keys that
-// have the row's prefix, adds its histogram to the row's in global memory, and the row's last block
-// to arrive chooses the bucket, updates the row's state and clears the histogram and its ticket for
-// the next pass. Pass 0 knows the state without reading it (no prefix, k to take) and its last block
-// writes all of it: a call needs no initialising launch, since every call leaves the tickets and
-// histograms zeroed (the launcher zeroes fresh scratch once). Rows with skip[r] != 0 are left alone
-// (08_sampled_rows runs M only on the rows its sample missed; 06 passes no skip list). Two blocks an SM
-// where it holds 2048 threads: unbounded, the 16-bit builds took 38 registers, one block an SM, and
-// bfloat16 4 x 2^24 k 1024 0.3016 ms against 0.2406 with the bound (and one wave, below; TUNING.md).
+// M's steps, as device functions: the launches below run each over every row, and 08_sampled_rows runs
+// them inside its kernel for a row its sample missed (the row's blocks, a barrier between steps).
+// Each is called by every thread of a block; row state another block wrote is read through L2 (__ldcg).
+
+// Digit pass d over [begin, end) of the row at `start`: the digit of the keys that have the row's prefix,
+// counted in s_hist (kMaxBins) and added to the row's histogram `hist` in global memory.
 template <class Reader, class T>
-__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
-multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-                 int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist, const uint32_t* __restrict__ skip) {
-    __shared__ uint32_t s_hist[kMaxBins];
-    __shared__ bool s_last;
-    course::let_dependents_launch();         // M's launches follow each other closely (launch_dependent)
-    course::wait_for_prior_grid();
+__device__ void m_count_digit(const T* __restrict__ in, size_t start, uint32_t begin, uint32_t end, bool smallest, int d,
+                              uint32_t prefix, int pbits, uint32_t* s_hist, uint32_t* __restrict__ hist) {
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
-    const size_t r = blockIdx.x / chunks;
-    if (skip && skip[r]) return;
-    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
-    RowState* st = state + r;
-    const uint32_t prefix = d == 0 ? 0u : st->prefix;
-    const int pbits = d == 0 ? 0 : int(st->pbits);
-    uint32_t* hist = g_hist + r * kMaxBins;
     for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
     __syncthreads();
-    Reader::each(in, r * cols, begin, end, t, kBlock, [&](T x, uint32_t) {
+    Reader::each(in, start, begin, end, t, kBlock, [&](T x, uint32_t) {
         uint32_t key = to_key(x, smallest);
         if (has_prefix(key, prefix, pbits)) atomicAdd(&s_hist[(key >> shift) & (bins - 1)], 1u);
     });
@@ -437,14 +423,17 @@ multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint3
     for (int i = t; i < bins; i += kBlock)
         if (s_hist[i]) atomicAdd(&hist[i], s_hist[i]);
     __threadfence();                         // our counts are visible before we say we are done
-    __syncthreads();
-    if (t == 0) s_last = atomicAdd(&st->arrived, 1u) == chunks - 1;
-    __syncthreads();
-    if (!s_last) return;
-    __threadfence();
+}
+
+// The row's last block of pass d: the bucket from the row's histogram (read, and cleared for the next
+// pass), into the row's state (pass 0 knows it without reading: no prefix, k to take, and writes all of it).
+template <class T>
+__device__ void m_choose(int d, uint32_t k, uint32_t prefix, int pbits, uint32_t* s_hist, uint32_t* __restrict__ hist,
+                         RowState* st) {
+    const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
     for (int i = t; i < bins; i += kBlock) { s_hist[i] = __ldcg(&hist[i]); hist[i] = 0; }
     __syncthreads();
-    const uint32_t k_rem = d == 0 ? k : st->k_rem;
+    const uint32_t k_rem = d == 0 ? k : __ldcg(&st->k_rem);
     Choice c = choose_bucket<kBlock>(s_hist, bins, k_rem);
     if (t == 0) {
         uint32_t p = (prefix << (32 - shift - pbits)) | c.bucket, pb = 32 - shift;
@@ -453,25 +442,17 @@ multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint3
         st->prefix = p;
         st->pbits = pb;
         st->arrived = 0;
-        if (d == 0) { st->nsel = 0; st->ties = 0; }   // for the collect launch
+        if (d == 0) { st->nsel = 0; st->ties = 0; }   // for the collect
     }
 }
 
-// The collect launch: with the k-th key known, every key above it is a winner, and the first k_rem
-// of its ties. Winners go to the row's slots of sel_key/sel_col in any order.
+// The collect over [begin, end): with the k-th key known, every key above it is a winner, and the first
+// k_rem of its ties. Winners go to the row's slots of sel_key/sel_col (k a row) in any order.
 template <class Reader, class T>
-__global__ void __launch_bounds__(kBlock)
-multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-              RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col,
-              const uint32_t* __restrict__ skip) {
-    course::let_dependents_launch();
-    course::wait_for_prior_grid();
-    const size_t r = blockIdx.x / chunks;
-    if (skip && skip[r]) return;
-    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
-    RowState* st = state + r;
-    const uint32_t kth = st->prefix, k_rem = st->k_rem;
-    Reader::each(in, r * cols, begin, end, threadIdx.x, kBlock, [&](T x, uint32_t c) {
+__device__ void m_collect(const T* __restrict__ in, size_t r, size_t start, uint32_t begin, uint32_t end, bool smallest,
+                          uint32_t k, RowState* st, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col) {
+    const uint32_t kth = __ldcg(&st->prefix), k_rem = __ldcg(&st->k_rem);
+    Reader::each(in, start, begin, end, threadIdx.x, kBlock, [&](T x, uint32_t c) {
         uint32_t key = to_key(x, smallest);
         if (key > kth || (key == kth && atomicAdd(&st->ties, 1u) < k_rem)) {
             uint32_t j = atomicAdd(&st->nsel, 1u);
@@ -481,20 +462,15 @@ multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t
     });
 }
 
-// M, k <= 2048: a block per row sorts its winners (bitonic.cuh) and writes them.
+// k <= 2048: one block sorts row r's winners (bitonic.cuh) in s (kBlockMaxK) and writes them.
 template <class T>
-__global__ void __launch_bounds__(kBlock)
-sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t* __restrict__ sel_key,
-             const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx,
-             const uint32_t* __restrict__ skip) {
-    __shared__ uint64_t s[kBlockMaxK];
-    course::let_dependents_launch();
-    course::wait_for_prior_grid();
-    const size_t r = blockIdx.x;
-    if (skip && skip[r]) return;
+__device__ void m_sort_row(const T* __restrict__ in, size_t r, uint32_t cols, uint32_t k,
+                           const uint32_t* __restrict__ sel_key, const uint32_t* __restrict__ sel_col, uint64_t* s,
+                           T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     int m = 1;
     while (m < int(k)) m *= 2;
-    for (int i = threadIdx.x; i < m; i += kBlock) s[i] = i < int(k) ? pack(sel_key[r * k + i], sel_col[r * k + i]) : kEmpty;
+    for (int i = threadIdx.x; i < m; i += kBlock)
+        s[i] = i < int(k) ? pack(__ldcg(&sel_key[r * k + i]), __ldcg(&sel_col[r * k + i])) : kEmpty;
     __syncthreads();
     topk::bitonic::block_merge_sort_desc<kBlockMaxK / kBlock>(s, m);
     for (uint32_t j = threadIdx.x; j < k; j += kBlock) {
@@ -502,6 +478,60 @@ sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t
         out_idx[r * k + j] = c;
         if (c < cols) out_vals[r * k + j] = in[r * cols + c];
     }
+}
+
+// M: one digit pass over every row: block (row, chunk) counts the digit of its chunk's keys that
+// have the row's prefix (m_count_digit), and the row's last block to arrive chooses the bucket
+// (m_choose), which clears the histogram and its ticket for the next pass: a call needs no
+// initialising launch, since every call leaves the tickets and histograms zeroed (the launcher zeroes
+// fresh scratch once). Two blocks an SM
+// where it holds 2048 threads: unbounded, the 16-bit builds took 38 registers, one block an SM, and
+// bfloat16 4 x 2^24 k 1024 0.3016 ms against 0.2406 with the bound (and one wave, below; TUNING.md).
+template <class Reader, class T>
+__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
+multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
+                 int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
+    __shared__ uint32_t s_hist[kMaxBins];
+    __shared__ bool s_last;
+    course::let_dependents_launch();         // M's launches follow each other closely (launch_dependent)
+    course::wait_for_prior_grid();
+    const size_t r = blockIdx.x / chunks;
+    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
+    RowState* st = state + r;
+    const uint32_t prefix = d == 0 ? 0u : st->prefix;
+    const int pbits = d == 0 ? 0 : int(st->pbits);
+    uint32_t* hist = g_hist + r * kMaxBins;
+    m_count_digit<Reader>(in, r * cols, begin, end, smallest, d, prefix, pbits, s_hist, hist);
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(&st->arrived, 1u) == chunks - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    m_choose<T>(d, k, prefix, pbits, s_hist, hist, st);
+}
+
+// The collect launch (m_collect over every row's chunks).
+template <class Reader, class T>
+__global__ void __launch_bounds__(kBlock)
+multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
+              RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col) {
+    course::let_dependents_launch();
+    course::wait_for_prior_grid();
+    const size_t r = blockIdx.x / chunks;
+    const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
+    m_collect<Reader>(in, r, r * cols, begin, end, smallest, k, state + r, sel_key, sel_col);
+}
+
+// M, k <= 2048: a block per row sorts its winners and writes them (m_sort_row).
+template <class T>
+__global__ void __launch_bounds__(kBlock)
+sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t* __restrict__ sel_key,
+             const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    __shared__ uint64_t s[kBlockMaxK];
+    course::let_dependents_launch();
+    course::wait_for_prior_grid();
+    const size_t r = blockIdx.x;
+    m_sort_row(in, r, cols, k, sel_key, sel_col, s, out_vals, out_idx);
 }
 
 // ---- the launcher: pick W, B or M from the shape ----------------------------------------------------
@@ -534,7 +564,7 @@ inline void zero_fresh_scratch(int slot, void* p, size_t bytes) {
 // The plan for one call, from the shape and the GPU (course::device()); --plan prints it and the
 // launcher runs it. M cuts each row into chunks of at least 4096 keys, one wave of blocks in all (as
 // many as the SMs hold: 2 an SM on an H100, 1 on a T4); 4 an SM (two waves) took 0.4227 ms against
-// 0.4075 on float32 4 x 2^24 k 1024, and its empty launches behind 08 cost more.
+// 0.4075 on float32 4 x 2^24 k 1024.
 struct RowPlan {
     Path path;
     uint32_t cand = 0;                       // B: candidates kept in dynamic shared memory
@@ -622,36 +652,44 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
 }
 static course::PlanHook plan_hook(kernel_plans);
 
-// M's launches for a plan p of path M; rows with skip[r] != 0 (a device array, or nullptr) are not
-// touched (k <= kBlockMaxK only).
+// M's scratch for rows x k: the row states and histograms (zeroed when fresh; every call leaves them
+// zeroed), and the winners. 08_sampled_rows uses it for the rows its sample missed.
+struct MultiScratch {
+    RowState* state;
+    uint32_t *hist, *sel_key, *sel_col;
+};
+inline MultiScratch multi_scratch(size_t rows, size_t k) {
+    const MultiScratch m{course::scratch_as<RowState>(0, rows), course::scratch_as<uint32_t>(1, rows * kMaxBins),
+                         course::scratch_as<uint32_t>(2, rows * k), course::scratch_as<uint32_t>(3, rows * k)};
+    zero_fresh_scratch(0, m.state, rows * sizeof(RowState));
+    zero_fresh_scratch(1, m.hist, rows * kMaxBins * sizeof(uint32_t));
+    return m;
+}
+
+// M's launches for a plan p of path M.
 template <class T, class Reader>
 void multi_topk(const RowPlan& p, const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals,
-                uint32_t* d_idx, const uint32_t* skip) {
+                uint32_t* d_idx) {
     const uint32_t c32 = uint32_t(cols), k32 = uint32_t(k);
     const uint32_t chunks = uint32_t(p.chunks);
-    RowState* state = course::scratch_as<RowState>(0, rows);
-    uint32_t* hist = course::scratch_as<uint32_t>(1, rows * kMaxBins);
-    uint32_t* sel_key = course::scratch_as<uint32_t>(2, rows * k);
-    uint32_t* sel_col = course::scratch_as<uint32_t>(3, rows * k);
-    zero_fresh_scratch(0, state, rows * sizeof(RowState));
-    zero_fresh_scratch(1, hist, rows * kMaxBins * sizeof(uint32_t));
+    const MultiScratch m = multi_scratch(rows, k);
+    RowState* state = m.state;
+    uint32_t *hist = m.hist, *sel_key = m.sel_key, *sel_col = m.sel_col;
     // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
-    // Each launch may start as the one before ends (sm_90: launch_dependent, common/device.cuh): behind
-    // 08's kernel, whose sample rarely misses, these launches find nothing to do, and their gaps were
-    // most of their cost (measured in lesson01 TUNING.md).
+    // Each launch may start as the one before ends (sm_90: launch_dependent, common/device.cuh): their
+    // gaps are a good part of M's fixed cost (measured in lesson01 TUNING.md).
     const int digits = topk::is_half_float<T> ? 2 : 3;
     for (int d = 0; d < digits; ++d)
         course::launch_dependent(multi_digit_pass<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32,
-                                 d, state, hist, skip);
+                                 d, state, hist);
     course::launch_dependent(multi_collect<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32, state,
-                             sel_key, sel_col, skip);
+                             sel_key, sel_col);
     if (k <= size_t(kBlockMaxK)) {
         course::launch_dependent(sort_winners<T>, unsigned(rows), kBlock, 0, d_in, c32, k32, sel_key, sel_col, d_vals,
-                                 d_idx, skip);
+                                 d_idx);
         return;
     }
     // Larger k: ordering the winners is a sort (lesson 04); here the library's segmented sort does it.
-    if (skip) throw std::logic_error("multi_topk: a skip list needs k <= kBlockMaxK");
     uint32_t* key_out = course::scratch_as<uint32_t>(4, rows * k);
     uint32_t* col_out = course::scratch_as<uint32_t>(5, rows * k);
     int64_t* offsets = course::scratch_as<int64_t>(6, rows + 1);
@@ -692,7 +730,7 @@ void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
         }
         case Path::multi: break;
     }
-    multi_topk<T, Reader>(p, d_in, rows, cols, k, smallest, d_vals, d_idx, nullptr);
+    multi_topk<T, Reader>(p, d_in, rows, cols, k, smallest, d_vals, d_idx);
 }
 
 // A ragged batch (rows.cuh): B's kernel, each block reading its row's bounds from the offsets.

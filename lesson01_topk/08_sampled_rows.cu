@@ -9,12 +9,12 @@
 // row's last block to finish selects the k among them in shared memory (short_select). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
-// Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys are also
-// counted by whole key as blocks hand them in, so the last block reads the k-th key off the counts); a row the
-// sample misses goes to 06's M. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests
-// 16-byte vectors (keep_passing). Measured (H100, 06 in the same run): 64 x 131072 k 256 in 0.0300-0.0301 ms
-// (06: 0.0666-0.0667); 256 x 262144 k 256 in 0.1126-0.1128 (06: 0.2925-0.2926); 4 x 2^24 k 1024 in
-// 0.1464-0.1465 (M: 0.4091), bfloat16 0.1024-0.1025; serving k 2048 in 0.0377-0.0378 (06: 0.0634-0.0635).
+// Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys also counted
+// by whole key at hand-in); a row the sample misses is finished by all its blocks with 06's M steps, in the same
+// kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte vectors.
+// Measured (H100, 06 in the same run): 64 x 131072 k 256 in 0.0300-0.0301 ms (06: 0.0666-0.0667); 256 x 262144
+// k 256 in 0.1126-0.1128 (06: 0.2925-0.2926); 4 x 2^24 k 1024 in 0.1392-0.1394 (M: 0.4182-0.4187), bfloat16
+// 0.0970-0.0971; serving k 2048 in 0.0377-0.0378 (06: 0.0634-0.0635).
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -279,6 +279,89 @@ __device__ void add_whole_key_counts(const uint64_t* s_cand, uint32_t n, uint32_
         if (hist[i] != 0) atomicAdd(&g_row[i], hist[i]);
 }
 
+// A long row the sample missed is finished inside the kernel by the row's own blocks, with 06's M steps
+// (finish_missed_row): M's scratch, and this call's number, which tags the row's steps (RowState::step =
+// call * 8 + step) so that nothing needs clearing between calls. state == nullptr: not in this plan.
+struct MissedRows {
+    rowwise::RowState* state;
+    uint32_t *hist, *sel_key, *sel_col;
+    unsigned long long call;
+};
+constexpr unsigned kHit = 1, kMissed = 2, kDigitChosen = 3;   // a row's steps: the verdict, then digit d chosen (3 + d)
+
+// Thread 0 waits until row r's step is `tag` (another block of the row sets it); then the block goes on.
+__device__ __forceinline__ void wait_for_step(const MissedRows& miss, size_t r, unsigned long long tag) {
+    if (threadIdx.x == 0) {
+        const volatile unsigned long long* step = &miss.state[r].step;
+        while (*step != tag) __nanosleep(64);
+        __threadfence();
+    }
+    __syncthreads();
+}
+// Thread 0, after its block's writes: row r's step is now `step` of this call.
+__device__ __forceinline__ void set_step(const MissedRows& miss, size_t r, unsigned step) {
+    __threadfence();
+    atomicExch(&miss.state[r].step, miss.call * 8 + step);
+}
+
+// Every block of the row, with its share of a step done: the last to arrive (a ticket) runs last() with
+// its whole block; then the others may go on (wait = true), or leave (wait = false: the row's last step).
+// Returns whether this block was the last.
+template <class Last>
+__device__ bool row_step(const MissedRows& miss, size_t r, uint32_t chunks, unsigned step, bool wait, bool* s_last,
+                         Last&& last) {
+    rowwise::RowState* st = miss.state + r;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        *s_last = atomicAdd(&st->arrived, 1u) == chunks - 1;
+    }
+    __syncthreads();
+    const bool is_last = *s_last;
+    if (is_last) {
+        __threadfence();
+        last();
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            st->arrived = 0;
+            if (wait) set_step(miss, r, step);
+        }
+    } else if (wait) {
+        wait_for_step(miss, r, miss.call * 8 + step);
+    }
+    __syncthreads();
+    return is_last;
+}
+
+// A missed long row, by all of its blocks (each its chunk [begin, end)): 06's M over the row, the digit
+// passes (m_count_digit, the last block m_choose), the collect (m_collect) and the last block's sort
+// (m_sort_row), a row barrier (row_step) between the steps. The grid was launched with every block
+// resident (course::launch_together), so a block that waits here never holds up one that has not started.
+// Inlined. As a call (__noinline__) the kernel was slower also on rows never missed (bfloat16 4 x 2^24 k 1024
+// 0.1417 ms against 0.1034 before this step, float32 0.2725 against 0.1466; not explained), and all-equal
+// rows took 48.5-50.0 ms against 2.15 (H100).
+template <class Reader, class T>
+__device__ __forceinline__ void finish_missed_row(const T* __restrict__ in, size_t r, uint32_t cols, uint32_t begin,
+                                               uint32_t end, uint32_t chunks, uint32_t k, bool smallest,
+                                               MissedRows miss, RowSmem& sm, bool* s_last, T* __restrict__ out_vals,
+                                               uint32_t* __restrict__ out_idx) {
+    rowwise::RowState* st = miss.state + r;
+    uint32_t* hist = miss.hist + r * rowwise::kMaxBins;
+    const int digits = topk::is_half_float<T> ? 2 : 3;
+    uint32_t prefix = 0;
+    int pbits = 0;
+    for (int d = 0; d < digits; ++d) {
+        rowwise::m_count_digit<Reader>(in, r * cols, begin, end, smallest, d, prefix, pbits, sm.hist, hist);
+        row_step(miss, r, chunks, kDigitChosen + d, true, s_last,
+                 [&] { rowwise::m_choose<T>(d, k, prefix, pbits, sm.hist, hist, st); });
+        prefix = __ldcg(&st->prefix);
+        pbits = int(__ldcg(&st->pbits));
+    }
+    rowwise::m_collect<Reader>(in, r, r * cols, begin, end, smallest, k, st, miss.sel_key, miss.sel_col);
+    row_step(miss, r, chunks, 0, false, s_last,
+             [&] { rowwise::m_sort_row(in, r, cols, k, miss.sel_key, miss.sel_col, sm.sel, out_vals, out_idx); });
+}
+
 // A row's running total of candidates, how many of its blocks are done, and (rows with a list) the
 // largest key and the complement of the smallest among its candidates; the row's last block sets them
 // back to 0, so every call leaves them zeroed for the next.
@@ -289,8 +372,9 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 // A row longer than kShortLen (with several blocks) aims at about 32768 candidates, which its list in
 // global memory holds (lcap = kListCap) and its last block selects from there (16-bit keys: the kk-th
 // key from the row's whole-key counts, then one pass; else 06's select_row); a
-// block whose shared buffer fills spills the rest straight to the list. When `done` is given, a row
-// the sample missed is left to 06's M launches (done[r] = 0) instead of one block's pass over it.
+// block whose shared buffer fills spills the rest straight to the list. When `miss` is given, the row's
+// other blocks wait for the last one's verdict, and a row the sample missed is finished by all of them
+// (finish_missed_row) instead of one block's pass over it.
 // kList: the plan has such rows (a second build of the kernel, so that the others' code stays lean).
 // kMaxK: the largest k of this build. k <= 256 (kSmallK) gets its own, without the block sort of more
 // winners: with that sort in, ptxas spilled 100-136 bytes a thread and 64 x 131072 k 256 took 0.0335 ms
@@ -299,15 +383,14 @@ template <class Reader, class T, bool kList, uint32_t kMaxK>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
              uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
-             uint64_t* __restrict__ g_cand, uint32_t* __restrict__ g_counts, uint32_t* __restrict__ done,
+             uint64_t* __restrict__ g_cand, uint32_t* __restrict__ g_counts, MissedRows miss,
              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ RowSmem sm;
     __shared__ uint32_t s_base;
-    __shared__ bool s_last;
+    __shared__ bool s_last, s_missed;
     __shared__ uint32_t s_full;              // a long row's list is full (set and read atomically)
     __shared__ uint32_t s_range[kBlock / 32][2];   // a long row's candidates' largest key and ~smallest, by warp
     extern __shared__ uint64_t s_cand[];     // cap candidates (the sample before them)
-    course::let_dependents_launch();         // 06's M launches after this one may be placed (they wait for it)
     const int t = threadIdx.x;
     const size_t r = blockIdx.x / chunks;
     const uint32_t part = blockIdx.x % chunks;
@@ -324,7 +407,6 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     uint32_t least = 0;                      // the least key a candidate can have (to_key(T(bar)), 0 without a bar)
     if (kk == 0) {                           // an empty row: only padding, written by its first block
         if (part == 0) rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
-        if (part == 0 && done) done[r] = 1;
         return;
     }
     const uint32_t begin = uint64_t(part) * chunk < len ? part * chunk : len;
@@ -426,7 +508,21 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         __syncthreads();
         if (t == 0) s_last = atomicAdd(&tally[r].arrived, 1u) == chunks - 1;
         __syncthreads();
-        if (!s_last) return;
+        if (!s_last) {
+            if (!(kList && long_row && miss.state)) return;
+            // A long row's other blocks: the verdict, then on a miss their share of the row's M.
+            if (t == 0) {
+                const volatile unsigned long long* step = &miss.state[r].step;
+                unsigned long long v;
+                while (((v = *step) >> 3) != miss.call) __nanosleep(64);
+                __threadfence();
+                s_missed = (v & 7) == kMissed;
+            }
+            __syncthreads();
+            if (s_missed)
+                finish_missed_row<Reader>(in, r, cols, begin, end, chunks, k, smallest, miss, sm, &s_last, out_vals, out_idx);
+            return;
+        }
         __threadfence();
         n = __ldcg(&tally[r].count);
         list_hi = __ldcg(&tally[r].hi);
@@ -442,10 +538,11 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (t == 0) tally[r] = {0u, 0u, 0u, 0u};
     }
     // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk):
-    //    from shared memory, or from a long row's list; when the sample missed, 06's M launches
-    //    (`done`) or 06's block path over the whole row.
+    //    from shared memory, or from a long row's list; when the sample missed, 06's M over the row by
+    //    all of its blocks (`miss`), or 06's block path over the whole row by this one.
     const bool hit = n >= kk && n <= (long_row ? lcap : cap);
-    if (kList && done && t == 0) done[r] = hit;
+    const bool by_all = kList && long_row && miss.state;
+    if (by_all && t == 0) set_step(miss, r, hit ? kHit : kMissed);   // the verdict, for the row's other blocks
     if (hit && n <= cap) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if constexpr (sizeof(T) == 4) {
@@ -488,7 +585,9 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
                 each_listed<8>(list, n, [&](uint32_t, uint64_t p) { f(uint32_t(p >> 32), topk::packed_index(p)); });
             });
         }
-    } else if (!kList || !done) {
+    } else if (by_all) {
+        finish_missed_row<Reader>(in, r, cols, begin, end, chunks, k, smallest, miss, sm, &s_last, out_vals, out_idx);
+    } else {
         rowwise::block_row<Reader, kMaxK>(in, start, len, r, k, smallest, cap, s_cand, sm, out_vals, out_idx);
     }
 }
@@ -502,7 +601,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
 // hand-in and list entries. Measured (H100, same run): one block for every resident slot (2 an SM)
 // cost 0.0362 ms against 0.0320 (64 x 131072 k 256) and 0.0734 against 0.0534 (serving k 2048).
 // Longer rows fill every slot (SMs x resident blocks): one an SM cost 0.1906 ms against 0.1751 (4 x 2^24
-// k 1024). Those cut in several chunks get a list of kListCap candidates each (lcap).
+// k 1024). Those cut in several chunks get a list of kListCap candidates each (lcap), and never more
+// blocks than the slots (rounded down), since a missed row's blocks wait for each other (launch_together).
 struct Plan {
     uint32_t cap = 0, lcap = 0;
     size_t smem = 0;
@@ -517,10 +617,13 @@ Plan plan_sampled(size_t rows, size_t len) {
     Plan p;
     p.cap = b.cand;
     p.smem = b.smem;
-    const auto kernel = sampled_rows<rowwise::AlignedRows, T, false, rowwise::kBlockMaxK>;
-    const size_t per_sm = len > kShortLen ? size_t(course::resident_blocks(kernel, kBlock, p.smem)) : 1;
+    const auto small_k = sampled_rows<rowwise::AlignedRows, T, true, kSmallK>;
+    const auto large_k = sampled_rows<rowwise::AlignedRows, T, true, rowwise::kBlockMaxK>;
+    const size_t per_sm = len > kShortLen ? size_t(std::min(course::resident_blocks(small_k, kBlock, p.smem),
+                                                            course::resident_blocks(large_k, kBlock, p.smem)))
+                                          : 1;
     const size_t slots = size_t(course::device().sm_count) * per_sm;
-    size_t chunks = std::max<size_t>(1, (slots + rows / 2) / rows);
+    size_t chunks = std::max<size_t>(1, len > kShortLen ? slots / rows : (slots + rows / 2) / rows);
     chunks = std::min(chunks, std::max<size_t>(1, len / kMinChunk));
     p.chunk = uint32_t(((std::max<size_t>(len, 1) + chunks - 1) / chunks + 7) / 8 * 8);   // whole 16-byte vectors
     p.chunks = uint32_t((std::max<size_t>(len, 1) + p.chunk - 1) / p.chunk);
@@ -547,23 +650,35 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
             T* d_vals, uint32_t* d_idx) {
     Tally* tally = course::scratch_as<Tally>(8, rows);   // slots 0-7 are 06's
     uint64_t* g_cand = course::scratch_as<uint64_t>(9, p.chunks > 1 ? rows * p.lcap : 1);
-    // Equal long rows: a row the sample missed goes to 06's M launches, which skip the others.
-    uint32_t* done = !d_offsets && p.lcap > p.cap ? course::scratch_as<uint32_t>(10, rows) : nullptr;
     rowwise::zero_fresh_scratch(2, tally, rows * sizeof(Tally));
     // 16-bit long rows' whole-key counts (kMaxBins a row), left zeroed by each call for the next.
     uint32_t* counts = sizeof(T) == 2 && p.lcap > p.cap ? course::scratch_as<uint32_t>(11, rows * rowwise::kMaxBins) : nullptr;
     if (counts) rowwise::zero_fresh_scratch(3, counts, rows * rowwise::kMaxBins * sizeof(uint32_t));
+    // Equal long rows: a row the sample missed is finished by its own blocks with 06's M (its scratch),
+    // so every block is resident at once. (06's M launches after the kernel, which mostly found no row
+    // to do: bfloat16 4 x 2^24 k 1024 took 0.1029-0.1030 ms with them, 0.0970-0.0971 now, H100; TUNING.md.)
+    const bool by_all = !d_offsets && p.lcap > p.cap;
+    MissedRows miss{};
+    if (by_all) {
+        static unsigned long long calls = 0;
+        const rowwise::MultiScratch m = rowwise::multi_scratch(rows, k);
+        miss = {m.state, m.hist, m.sel_key, m.sel_col, ++calls};
+    }
     auto run = [&](auto kernel) {
         course::allow_dynamic_smem(kernel, p.smem);
+        if (by_all) {
+            course::launch_together(kernel, p.grid, kBlock, p.smem, d_in, d_offsets, uint32_t(len), uint32_t(k), smallest,
+                                    p.cap, p.lcap, p.chunks, p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
+            return;
+        }
         kernel<<<p.grid, kBlock, p.smem>>>(d_in, d_offsets, uint32_t(len), uint32_t(k), smallest, p.cap, p.lcap, p.chunks,
-                                           p.chunk, tally, g_cand, counts, done, d_vals, d_idx);
+                                           p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
     if (p.lcap > p.cap && k <= kSmallK) run(sampled_rows<Reader, T, true, kSmallK>);
     else if (p.lcap > p.cap) run(sampled_rows<Reader, T, true, rowwise::kBlockMaxK>);
     else if (k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK>);
     else run(sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
-    if (done) rowwise::multi_topk<T, Reader>(rowwise::plan_multi(rows, len), d_in, rows, len, k, smallest, d_vals, d_idx, done);
 }
 
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
@@ -576,10 +691,8 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
         {"sampled_rows", kBlock, p.smem, 1, 1,
          std::to_string(p.chunks) + (p.chunks == 1 ? " block a row of " : " blocks a row of ") + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +
              " blocks, " + std::to_string(p.lcap > p.cap ? p.lcap : p.cap) +
-             (p.lcap > p.cap ? " candidates a row (a list in global memory)" : " candidates a row")}};
-    if (!ragged && p.lcap > p.cap)           // 06's M, on the rows the sample missed (none: empty launches)
-        for (const course::KernelPlan& m : rowwise::multi_plans(rowwise::plan_multi(s.rows, s.cols), c.param, c.dtype))
-            v.push_back(m);
+             (p.lcap > p.cap ? " candidates a row (a list in global memory)" : " candidates a row") +
+             (!ragged && p.lcap > p.cap ? ", all resident (a missed row: 06's M by its blocks)" : "")}};
     return v;
 }
 static course::PlanHook plan_hook(kernel_plans);
