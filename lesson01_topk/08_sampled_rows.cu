@@ -13,7 +13,7 @@
 // by whole key at hand-in); a row the sample misses is finished by all its blocks with 06's M steps, in the same
 // kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte vectors.
 // Measured (H100, 06 in the same run): 64 x 131072 k 256 in 0.0300-0.0301 ms (06: 0.0666-0.0667); 256 x 262144
-// k 256 in 0.1126-0.1128 (06: 0.2925-0.2926); 4 x 2^24 k 1024 in 0.1392-0.1394 (M: 0.4182-0.4187), bfloat16
+// k 256 in 0.1126-0.1128 (06: 0.2925-0.2926); 4 x 2^24 k 1024 in 0.1392-0.1394 (M: 0.4075-0.4082), bfloat16
 // 0.0970-0.0971; serving k 2048 in 0.0377-0.0378 (06: 0.0634-0.0635).
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -353,13 +353,13 @@ __device__ __forceinline__ void finish_missed_row(const T* __restrict__ in, size
     for (int d = 0; d < digits; ++d) {
         rowwise::m_count_digit<Reader>(in, r * cols, begin, end, smallest, d, prefix, pbits, sm.hist, hist);
         row_step(miss, r, chunks, kDigitChosen + d, true, s_last,
-                 [&] { rowwise::m_choose<T>(d, k, prefix, pbits, sm.hist, hist, st); });
+                 [&] { rowwise::m_choose<T, true>(d, k, prefix, pbits, sm.hist, hist, st); });
         prefix = __ldcg(&st->prefix);
         pbits = int(__ldcg(&st->pbits));
     }
-    rowwise::m_collect<Reader>(in, r, r * cols, begin, end, smallest, k, st, miss.sel_key, miss.sel_col);
+    rowwise::m_collect<Reader, true>(in, r, r * cols, begin, end, smallest, k, st, miss.sel_key, miss.sel_col);
     row_step(miss, r, chunks, 0, false, s_last,
-             [&] { rowwise::m_sort_row(in, r, cols, k, miss.sel_key, miss.sel_col, sm.sel, out_vals, out_idx); });
+             [&] { rowwise::m_sort_row<true>(in, r, cols, k, miss.sel_key, miss.sel_col, sm.sel, out_vals, out_idx); });
 }
 
 // A row's running total of candidates, how many of its blocks are done, and (rows with a list) the
