@@ -296,35 +296,38 @@ __device__ __forceinline__ void let_dependents_launch() {
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
 }
+// One launch through cudaLaunchKernelEx with at most one launch attribute (none where use_attr is false).
+template <class... P, class... A>
+void launch_with(const cudaLaunchAttribute& attr, bool use_attr, void (*kernel)(P...), unsigned grid,
+                 unsigned block, size_t smem, A&&... args) {
+    cudaLaunchAttribute a = attr;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(block);
+    cfg.dynamicSmemBytes = smem;
+    cfg.attrs = &a;
+    cfg.numAttrs = use_attr ? 1 : 0;
+    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
+}
 template <class... P, class... A>
 void launch_dependent(void (*kernel)(P...), unsigned grid, unsigned block, size_t smem, A&&... args) {
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = smem;
-    cfg.attrs = &attr;
-    cfg.numAttrs = device().cc() >= 90 && compiled_arch_of(kernel) >= 900 ? 1 : 0;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
+    launch_with(attr, device().cc() >= 90 && compiled_arch_of(kernel) >= 900, kernel, grid, block, smem,
+                std::forward<A>(args)...);
 }
 
 // launch_together(kernel, ...): a cooperative launch, every block of the grid resident at once (or a
-// launch error, never a hang), so that blocks may wait for each other (lesson 01's 08: a row's blocks
-// finish a row its sample missed together). The grid must fit the GPU: SMs x resident blocks an SM.
+// launch error, never a hang), so that blocks may wait for each other (lesson 01's 05: the small
+// select's grid-wide steps; 08: a row's blocks finish a row its sample missed together). The grid must
+// fit the GPU: SMs x resident blocks an SM.
 template <class... P, class... A>
 void launch_together(void (*kernel)(P...), unsigned grid, unsigned block, size_t smem, A&&... args) {
     cudaLaunchAttribute attr{};
     attr.id = cudaLaunchAttributeCooperative;
     attr.val.cooperative = 1;
-    cudaLaunchConfig_t cfg{};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(block);
-    cfg.dynamicSmemBytes = smem;
-    cfg.attrs = &attr;
-    cfg.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
+    launch_with(attr, true, kernel, grid, block, smem, std::forward<A>(args)...);
 }
 
 // Grid size for n items at `per_block` items per block, refusing grids the hardware cannot launch.

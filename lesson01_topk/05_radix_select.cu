@@ -737,11 +737,8 @@ void radix_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uin
     uint32_t* out_idx = course::scratch_as<uint32_t>(3, k);
     const RadixPlan p = plan_radix<T, Find, Pol>(n, k);
     if (p.one_launch) {
-        uint32_t k32 = uint32_t(k);
-        SmallState* sst = small_state();
-        void* args[] = {(void*)&d_in, (void*)&n, (void*)&k32, (void*)&smallest, (void*)&sst,
-                        (void*)&out_keys, (void*)&out_idx, (void*)&d_vals, (void*)&d_idx};
-        CUDA_CHECK(cudaLaunchCooperativeKernel((const void*)small_select<T, Find, Pol>, p.grid, kBlock, args, 0, 0));
+        course::launch_together(small_select<T, Find, Pol>, p.grid, kBlock, 0, d_in, n, uint32_t(k), smallest,
+                                small_state(), out_keys, out_idx, d_vals, d_idx);
         return;
     }
     CUDA_CHECK(cudaMemsetAsync(st, 0, sizeof(State)));

@@ -408,6 +408,8 @@ struct RowState {
 // Each is called by every thread of a block. kFresh: what another block of the same kernel wrote is read
 // through L2 (__ldcg; 08). M's launches read plain loads: with __ldcg there, bfloat16 1 x 2^24 k 50 took
 // 0.0823-0.0825 ms against 0.0776-0.0778 (H100).
+template <bool kFresh, class U>
+__device__ __forceinline__ U written(const U* p) { return kFresh ? __ldcg(p) : *p; }
 
 // Digit pass d over [begin, end) of the row at `start`: the digit of the keys that have the row's prefix,
 // counted in s_hist (kMaxBins) and added to the row's histogram `hist` in global memory.
@@ -435,7 +437,7 @@ __device__ void m_choose(int d, uint32_t k, uint32_t prefix, int pbits, uint32_t
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
     for (int i = t; i < bins; i += kBlock) { s_hist[i] = __ldcg(&hist[i]); hist[i] = 0; }
     __syncthreads();
-    const uint32_t k_rem = d == 0 ? k : kFresh ? __ldcg(&st->k_rem) : st->k_rem;
+    const uint32_t k_rem = d == 0 ? k : written<kFresh>(&st->k_rem);
     Choice c = choose_bucket<kBlock>(s_hist, bins, k_rem);
     if (t == 0) {
         uint32_t p = (prefix << (32 - shift - pbits)) | c.bucket, pb = 32 - shift;
@@ -453,7 +455,7 @@ __device__ void m_choose(int d, uint32_t k, uint32_t prefix, int pbits, uint32_t
 template <class Reader, bool kFresh = false, class T>
 __device__ void m_collect(const T* __restrict__ in, size_t r, size_t start, uint32_t begin, uint32_t end, bool smallest,
                           uint32_t k, RowState* st, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col) {
-    const uint32_t kth = kFresh ? __ldcg(&st->prefix) : st->prefix, k_rem = kFresh ? __ldcg(&st->k_rem) : st->k_rem;
+    const uint32_t kth = written<kFresh>(&st->prefix), k_rem = written<kFresh>(&st->k_rem);
     Reader::each(in, start, begin, end, threadIdx.x, kBlock, [&](T x, uint32_t c) {
         uint32_t key = to_key(x, smallest);
         if (key > kth || (key == kth && atomicAdd(&st->ties, 1u) < k_rem)) {
@@ -472,9 +474,7 @@ __device__ void m_sort_row(const T* __restrict__ in, size_t r, uint32_t cols, ui
     int m = 1;
     while (m < int(k)) m *= 2;
     for (int i = threadIdx.x; i < m; i += kBlock)
-        s[i] = i < int(k) ? kFresh ? pack(__ldcg(&sel_key[r * k + i]), __ldcg(&sel_col[r * k + i]))
-                                   : pack(sel_key[r * k + i], sel_col[r * k + i])
-                          : kEmpty;
+        s[i] = i < int(k) ? pack(written<kFresh>(&sel_key[r * k + i]), written<kFresh>(&sel_col[r * k + i])) : kEmpty;
     __syncthreads();
     topk::bitonic::block_merge_sort_desc<kBlockMaxK / kBlock>(s, m);
     for (uint32_t j = threadIdx.x; j < k; j += kBlock) {

@@ -5,16 +5,16 @@
 // pass), and its one block a row leaves SMs idle when rows are few. Here every block first reads
 // the same few thousand sampled keys of its row (2 KB - 32 KB, from L2 after the first block) and
 // picks a threshold that about 4k of the row's keys pass (at least 1280 on an H100); then rows
-// are cut into chunks, about one block an SM in all, ONE pass keeps the passing keys, and the
+// are cut into chunks, at most one block an SM in all, ONE pass keeps the passing keys, and the
 // row's last block to finish selects the k among them in shared memory (short_select). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys also counted
 // by whole key at hand-in); a row the sample misses is finished by all its blocks with 06's M steps, in the same
 // kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte vectors.
-// Measured (H100, 06 in the same run): 64 x 131072 k 256 in 0.0300-0.0301 ms (06: 0.0666-0.0667); 256 x 262144
-// k 256 in 0.1126-0.1128 (06: 0.2925-0.2926); 4 x 2^24 k 1024 in 0.1392-0.1394 (M: 0.4075-0.4082), bfloat16
-// 0.0970-0.0971; serving k 2048 in 0.0377-0.0378 (06: 0.0634-0.0635).
+// Measured (H200, 06 in the same run): 64 x 131072 k 256 in 0.0252-0.0254 ms (06: 0.0604-0.0605); 256 x 262144
+// k 256 in 0.0860-0.0861 (06: 0.2317-0.2319); 4 x 2^24 k 1024 in 0.1133 (M: 0.3076-0.3079); serving k 2048 in
+// 0.0323 (06: 0.0617-0.0618). H100: 64 x 131072 0.0293-0.0295, bfloat16 0.0234-0.0235; 4 x 2^24 bfloat16 0.0970.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -36,12 +36,16 @@ constexpr uint32_t kMaxLen = 1u << 25;       // longer rows: the threshold would
 constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 06's M)
 constexpr uint32_t kSmallK = kBlock / 4;     // k up to this: winners ranked by counting (06's write_winners)
 // 16-byte vectors a thread keeps requested ahead in the pass (staged_pass) over rows up to kShortLen,
-// every type. Measured (H100, same run): 1 for float32 cost 0.0340 ms against 0.0329 (64 x 128256 k 50);
-// none for bfloat16 (one loop, each load used as it comes) cost 0.0286 against 0.0260 (64 x 131072 k 256)
-// and 0.0760 against 0.0737 (256 x 262144), but was faster on 256 x 256000 k 1024 (0.1051 against 0.1089).
-// Past kShortLen (kList) staging 1 cost 0.1646 against 0.1590 (bfloat16 4 x 2^24 k 1024), so those rows
-// keep the sample, then AlignedRows::each.
-constexpr uint32_t kInFlight = 2;
+// every type: 4 where the grid is at most one block an SM (that build is bound to one block an SM, so
+// its 64 registers hold them), else 2 (two blocks an SM). Measured (H100, same run): 2 for float32 where
+// 4 fit cost 0.0303 ms against 0.0294 (64 x 131072 k 256) and 0.0380 against 0.0329 (serving k 2048);
+// 4 with one block an SM on 256 rows cost 0.0743 against 0.0697 (bfloat16 256 x 262144: two waves); 4 on
+// one row's 31 blocks of 4136 keys cost 0.0148 against 0.0144-0.0145 (bfloat16 1 x 128256 k 50; not kept apart).
+// 1 for float32 cost 0.0340 against 0.0329 (64 x 128256 k 50); none for bfloat16 (each load used as it
+// comes) 0.0286 against 0.0260 (64 x 131072 k 256) and 0.0760 against 0.0737 (256 x 262144), but was
+// faster on 256 x 256000 k 1024 (0.1051 against 0.1089). Past kShortLen (kList) staging 1 cost 0.1646
+// against 0.1590 (bfloat16 4 x 2^24 k 1024), so those rows keep the sample, then AlignedRows::each.
+constexpr uint32_t kAheadOneAnSm = 4, kAheadTwoAnSm = 2;
 
 // How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
 // buffer, and at least an eighth of it (not under 1024) in shared memory or a quarter of a long row's
@@ -289,6 +293,15 @@ struct MissedRows {
 };
 constexpr unsigned kHit = 1, kMissed = 2, kDigitChosen = 3;   // a row's steps: the verdict, then digit d chosen (3 + d)
 
+// Thread 0 only: waits until row r's step carries this call's tag (another block of the row sets it),
+// and returns the step (the verdict: kHit or kMissed).
+__device__ __forceinline__ unsigned wait_for_call(const MissedRows& miss, size_t r) {
+    const volatile unsigned long long* step = &miss.state[r].step;
+    unsigned long long v;
+    while (((v = *step) >> 3) != miss.call) __nanosleep(64);
+    __threadfence();
+    return unsigned(v & 7);
+}
 // Thread 0 waits until row r's step is `tag` (another block of the row sets it); then the block goes on.
 __device__ __forceinline__ void wait_for_step(const MissedRows& miss, size_t r, unsigned long long tag) {
     if (threadIdx.x == 0) {
@@ -379,8 +392,10 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 // kMaxK: the largest k of this build. k <= 256 (kSmallK) gets its own, without the block sort of more
 // winners: with that sort in, ptxas spilled 100-136 bytes a thread and 64 x 131072 k 256 took 0.0335 ms
 // against 0.0307. Two blocks an SM where it holds 2048 threads (44 registers without the bound: one an SM).
-template <class Reader, class T, bool kList, uint32_t kMaxK>
-__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
+// kAhead: vectors a thread keeps requested in a short row's pass; with kAheadOneAnSm the build is bound
+// to one block an SM instead (64 registers: the plan's grid is at most one block an SM).
+template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm>
+__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(kAhead == kAheadOneAnSm ? 1 : 2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
              uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
              uint64_t* __restrict__ g_cand, uint32_t* __restrict__ g_counts, MissedRows miss,
@@ -454,7 +469,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (t == 0) { sm.ncand = 0; s_full = 0; }
         __syncthreads();
     };
-    if constexpr (kList) {                   // rows past kShortLen: the sample, then the pass (unstaged: kInFlight)
+    if constexpr (kList) {                   // rows past kShortLen: the sample, then the pass (unstaged)
         const uint32_t tau = len <= cap ? 0u : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap, long_row), cap,
                                                                  smallest, reinterpret_cast<uint32_t*>(s_cand), sm);
         start_count();
@@ -472,7 +487,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             bar = topk::bar_of<T>(tau, smallest);
             start_count();
         };
-        filtered([&](auto& one, auto& vec) { staged_pass<kInFlight>(row, begin, end, threshold, one, vec); });
+        filtered([&](auto& one, auto& vec) { staged_pass<kAhead>(row, begin, end, threshold, one, vec); });
     }
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
@@ -511,13 +526,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (!s_last) {
             if (!(kList && long_row && miss.state)) return;
             // A long row's other blocks: the verdict, then on a miss their share of the row's M.
-            if (t == 0) {
-                const volatile unsigned long long* step = &miss.state[r].step;
-                unsigned long long v;
-                while (((v = *step) >> 3) != miss.call) __nanosleep(64);
-                __threadfence();
-                s_missed = (v & 7) == kMissed;
-            }
+            if (t == 0) s_missed = wait_for_call(miss, r) == kMissed;
             __syncthreads();
             if (s_missed)
                 finish_missed_row<Reader>(in, r, cols, begin, end, chunks, k, smallest, miss, sm, &s_last, out_vals, out_idx);
@@ -594,12 +603,15 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
 
 // ---- the plan and the launchers -------------------------------------------------------------------
 // The candidate buffer is 06's (rowwise::block_candidates: 10240 on an H100, 4096 on a T4). Rows up to
-// kShortLen are cut into about one block an SM in all (rows x chunks ~ SMs), each chunk at least
+// kShortLen are cut into at most one block an SM in all (rows x chunks <= SMs), each chunk at least
 // kMinChunk keys: 64 rows of 131072 on 132 SMs take 2 chunks of 65536; 128 or 256 rows take 1 (the
 // block keeps its candidates in shared memory, no hand-in). The read needs no more: 32 blocks, one an
 // SM, read 32 MB as fast as 132 or 256 do (H100), and every extra chunk adds a sample select, a
 // hand-in and list entries. Measured (H100, same run): one block for every resident slot (2 an SM)
-// cost 0.0362 ms against 0.0320 (64 x 131072 k 256) and 0.0734 against 0.0534 (serving k 2048).
+// cost 0.0362 ms against 0.0320 (64 x 131072 k 256) and 0.0734 against 0.0534 (serving k 2048); chunks
+// rounded to nearest put 8 rows in 17 chunks, 136 blocks on 132 SMs: bfloat16 8 x 131072 k 256 took 0.0233 ms,
+// against 0.0181 in 8 chunks and 0.0177 in 16 with 4 vectors ahead. Such a grid (at most one block an
+// SM) runs the build with 4 vectors in flight a thread, bound to one block an SM (kAheadOneAnSm).
 // Longer rows fill every slot (SMs x resident blocks): one an SM cost 0.1906 ms against 0.1751 (4 x 2^24
 // k 1024). Those cut in several chunks get a list of kListCap candidates each (lcap), and never more
 // blocks than the slots (rounded down), since a missed row's blocks wait for each other (launch_together).
@@ -608,6 +620,7 @@ struct Plan {
     size_t smem = 0;
     uint32_t chunks = 1, chunk = 0;
     unsigned grid = 0;
+    bool one_an_sm = false;                  // short rows, grid <= SMs: the kAheadOneAnSm build
 };
 
 template <class T>
@@ -623,13 +636,14 @@ Plan plan_sampled(size_t rows, size_t len) {
                                                             course::resident_blocks(large_k, kBlock, p.smem)))
                                           : 1;
     const size_t slots = size_t(course::device().sm_count) * per_sm;
-    size_t chunks = std::max<size_t>(1, len > kShortLen ? slots / rows : (slots + rows / 2) / rows);
+    size_t chunks = std::max<size_t>(1, slots / rows);
     chunks = std::min(chunks, std::max<size_t>(1, len / kMinChunk));
     p.chunk = uint32_t(((std::max<size_t>(len, 1) + chunks - 1) / chunks + 7) / 8 * 8);   // whole 16-byte vectors
     p.chunks = uint32_t((std::max<size_t>(len, 1) + p.chunk - 1) / p.chunk);
     if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
     p.grid = unsigned(rows * p.chunks);
     p.lcap = len > kShortLen && p.chunks > 1 ? kListCap : p.cap;
+    p.one_an_sm = p.lcap == p.cap && p.grid <= unsigned(course::device().sm_count);
     return p;
 }
 
@@ -677,6 +691,8 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
     };
     if (p.lcap > p.cap && k <= kSmallK) run(sampled_rows<Reader, T, true, kSmallK>);
     else if (p.lcap > p.cap) run(sampled_rows<Reader, T, true, rowwise::kBlockMaxK>);
+    else if (p.one_an_sm && k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>);
+    else if (p.one_an_sm) run(sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
     else if (k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK>);
     else run(sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
 }
@@ -692,7 +708,8 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
          std::to_string(p.chunks) + (p.chunks == 1 ? " block a row of " : " blocks a row of ") + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +
              " blocks, " + std::to_string(p.lcap > p.cap ? p.lcap : p.cap) +
              (p.lcap > p.cap ? " candidates a row (a list in global memory)" : " candidates a row") +
-             (!ragged && p.lcap > p.cap ? ", all resident (a missed row: 06's M by its blocks)" : "")}};
+             (!ragged && p.lcap > p.cap ? ", all resident (a missed row: 06's M by its blocks)" : "") +
+             (p.one_an_sm ? ", 4 vectors in flight a thread" : "")}};
     return v;
 }
 static course::PlanHook plan_hook(kernel_plans);
