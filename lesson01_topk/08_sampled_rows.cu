@@ -13,8 +13,8 @@
 // by whole key at hand-in); a row the sample misses is finished by all its blocks with 06's M steps, in the same
 // kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte vectors.
 // Measured (H200, 06 in the same run): 64 x 131072 k 256 in 0.0252-0.0254 ms (06: 0.0604-0.0605); 256 x 262144
-// k 256 in 0.0860-0.0861 (06: 0.2317-0.2319); 4 x 2^24 k 1024 in 0.1133 (M: 0.3076-0.3079); serving k 2048 in
-// 0.0323 (06: 0.0617-0.0618). H100: 64 x 131072 0.0293-0.0295, bfloat16 0.0234-0.0235; 4 x 2^24 bfloat16 0.0970.
+// k 256 in 0.0860-0.0861 (06: 0.2317-0.2319); 4 x 2^24 k 1024 in 0.1034-0.1037 (M: 0.3073-0.3074); serving k 2048
+// in 0.0323 (06: 0.0617-0.0618). H100: 64 x 131072 0.0293-0.0295, bfloat16 0.0234-0.0235; 4 x 2^24 bfloat16 0.0905.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -35,16 +35,14 @@ constexpr uint32_t kListCap = 1u << 17;      // a longer row's candidates: a lis
 constexpr uint32_t kMaxLen = 1u << 25;       // longer rows: the threshold would be the 8192 samples' j-th, j < 8
 constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as 06's M)
 constexpr uint32_t kSmallK = kBlock / 4;     // k up to this: winners ranked by counting (06's write_winners)
-// 16-byte vectors a thread keeps requested ahead in the pass (staged_pass) over rows up to kShortLen,
-// every type: 4 where the grid is at most one block an SM (that build is bound to one block an SM, so
-// its 64 registers hold them), else 2 (two blocks an SM). Measured (H100, same run): 2 for float32 where
-// 4 fit cost 0.0303 ms against 0.0294 (64 x 131072 k 256) and 0.0380 against 0.0329 (serving k 2048);
-// 4 with one block an SM on 256 rows cost 0.0743 against 0.0697 (bfloat16 256 x 262144: two waves); 4 on
-// one row's 31 blocks of 4136 keys cost 0.0148 against 0.0144-0.0145 (bfloat16 1 x 128256 k 50; not kept apart).
-// 1 for float32 cost 0.0340 against 0.0329 (64 x 128256 k 50); none for bfloat16 (each load used as it
-// comes) 0.0286 against 0.0260 (64 x 131072 k 256) and 0.0760 against 0.0737 (256 x 262144), but was
-// faster on 256 x 256000 k 1024 (0.1051 against 0.1089). Past kShortLen (kList) staging 1 cost 0.1646
-// against 0.1590 (bfloat16 4 x 2^24 k 1024), so those rows keep the sample, then AlignedRows::each.
+// 16-byte vectors a thread keeps requested ahead in the pass (staged_pass), every row and type: 4 where
+// the grid is at most one block an SM, as it always is past kShortLen (that build is bound to one block an
+// SM, so its 64 registers hold them), else 2 (two blocks an SM). Measured (H100, same run): 2 where 4 fit
+// cost 0.0303 ms against 0.0294 (float32 64 x 131072 k 256) and 0.0380 against 0.0329 (serving k 2048); long
+// rows unstaged, two blocks an SM, 0.0971-0.0974 against 0.0905-0.0907 (bfloat16 4 x 2^24 k 1024) and 0.1393
+// against 0.1320-0.1321 (float32), 2 ahead there (32 registers, ~500 bytes of spills) 0.1004-0.1076. 4 with
+// one block an SM on 256 rows (two waves) cost 0.0743 against 0.0697 (bfloat16 256 x 262144); on one row's
+// 31 blocks of 4136 keys 0.0148 against 0.0144-0.0145 (bfloat16 1 x 128256 k 50; not kept apart).
 constexpr uint32_t kAheadOneAnSm = 4, kAheadTwoAnSm = 2;
 
 // How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
@@ -392,8 +390,8 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 // kMaxK: the largest k of this build. k <= 256 (kSmallK) gets its own, without the block sort of more
 // winners: with that sort in, ptxas spilled 100-136 bytes a thread and 64 x 131072 k 256 took 0.0335 ms
 // against 0.0307. Two blocks an SM where it holds 2048 threads (44 registers without the bound: one an SM).
-// kAhead: vectors a thread keeps requested in a short row's pass; with kAheadOneAnSm the build is bound
-// to one block an SM instead (64 registers: the plan's grid is at most one block an SM).
+// kAhead: vectors a thread keeps requested in the pass; with kAheadOneAnSm the build is bound to one block
+// an SM instead (64 registers: the plan's grid is at most one block an SM; every kList build).
 template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(kAhead == kAheadOneAnSm ? 1 : 2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
@@ -469,22 +467,16 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (t == 0) { sm.ncand = 0; s_full = 0; }
         __syncthreads();
     };
-    if constexpr (kList) {                   // rows past kShortLen: the sample, then the pass (unstaged)
-        const uint32_t tau = len <= cap ? 0u : sample_threshold(row, len, wanted(kk, long_row ? lcap : cap, long_row), cap,
-                                                                 smallest, reinterpret_cast<uint32_t*>(s_cand), sm);
-        start_count();
-        if (tau != 0) bar = topk::bar_of<T>(tau, smallest);
-        if constexpr (sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
-        if (tau == 0) Reader::each(in, start, begin, end, t, kBlock, keep);
-        else filtered([&](auto& one, auto& vec) { Reader::each(in, start, begin, end, t, kBlock, one, vec); });
-    } else if (len <= cap) {
+    if (len <= cap) {                        // the whole row fits the buffer: every key is a candidate
         start_count();
         Reader::each(in, start, begin, end, t, kBlock, keep);
-    } else {
-        sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));   // ahead of the pass's first loads
+    } else {                                 // the sample's loads go out ahead of the pass's first ones
+        sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));
         auto threshold = [&] {
-            const uint32_t tau = threshold_of_sample<T>(len, wanted(kk, cap, false), cap, reinterpret_cast<uint32_t*>(s_cand), sm);
+            const uint32_t tau = threshold_of_sample<T>(len, wanted(kk, long_row ? lcap : cap, long_row), cap,
+                                                        reinterpret_cast<uint32_t*>(s_cand), sm);
             bar = topk::bar_of<T>(tau, smallest);
+            if constexpr (kList && sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
             start_count();
         };
         filtered([&](auto& one, auto& vec) { staged_pass<kAhead>(row, begin, end, threshold, one, vec); });
@@ -612,15 +604,16 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
 // rounded to nearest put 8 rows in 17 chunks, 136 blocks on 132 SMs: bfloat16 8 x 131072 k 256 took 0.0233 ms,
 // against 0.0181 in 8 chunks and 0.0177 in 16 with 4 vectors ahead. Such a grid (at most one block an
 // SM) runs the build with 4 vectors in flight a thread, bound to one block an SM (kAheadOneAnSm).
-// Longer rows fill every slot (SMs x resident blocks): one an SM cost 0.1906 ms against 0.1751 (4 x 2^24
-// k 1024). Those cut in several chunks get a list of kListCap candidates each (lcap), and never more
-// blocks than the slots (rounded down), since a missed row's blocks wait for each other (launch_together).
+// Longer rows fill every slot of that build, one block an SM: 4 x 2^24 k 1024 in 33 chunks a row (bfloat16
+// 0.0905-0.0907 ms; 66, two an SM with no loads ahead: 0.0971-0.0974). Those cut in several chunks get a list
+// of kListCap candidates each (lcap), and never more blocks than the slots (rounded down), since a missed
+// row's blocks wait for each other (launch_together).
 struct Plan {
     uint32_t cap = 0, lcap = 0;
     size_t smem = 0;
     uint32_t chunks = 1, chunk = 0;
     unsigned grid = 0;
-    bool one_an_sm = false;                  // short rows, grid <= SMs: the kAheadOneAnSm build
+    bool one_an_sm = false;                  // grid <= SMs (always so for long rows): the kAheadOneAnSm build
 };
 
 template <class T>
@@ -630,8 +623,8 @@ Plan plan_sampled(size_t rows, size_t len) {
     Plan p;
     p.cap = b.cand;
     p.smem = b.smem;
-    const auto small_k = sampled_rows<rowwise::AlignedRows, T, true, kSmallK>;
-    const auto large_k = sampled_rows<rowwise::AlignedRows, T, true, rowwise::kBlockMaxK>;
+    const auto small_k = sampled_rows<rowwise::AlignedRows, T, true, kSmallK, kAheadOneAnSm>;
+    const auto large_k = sampled_rows<rowwise::AlignedRows, T, true, rowwise::kBlockMaxK, kAheadOneAnSm>;
     const size_t per_sm = len > kShortLen ? size_t(std::min(course::resident_blocks(small_k, kBlock, p.smem),
                                                             course::resident_blocks(large_k, kBlock, p.smem)))
                                           : 1;
@@ -643,7 +636,7 @@ Plan plan_sampled(size_t rows, size_t len) {
     if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
     p.grid = unsigned(rows * p.chunks);
     p.lcap = len > kShortLen && p.chunks > 1 ? kListCap : p.cap;
-    p.one_an_sm = p.lcap == p.cap && p.grid <= unsigned(course::device().sm_count);
+    p.one_an_sm = p.grid <= unsigned(course::device().sm_count);
     return p;
 }
 
@@ -689,8 +682,8 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
                                            p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
-    if (p.lcap > p.cap && k <= kSmallK) run(sampled_rows<Reader, T, true, kSmallK>);
-    else if (p.lcap > p.cap) run(sampled_rows<Reader, T, true, rowwise::kBlockMaxK>);
+    if (p.lcap > p.cap && k <= kSmallK) run(sampled_rows<Reader, T, true, kSmallK, kAheadOneAnSm>);
+    else if (p.lcap > p.cap) run(sampled_rows<Reader, T, true, rowwise::kBlockMaxK, kAheadOneAnSm>);
     else if (p.one_an_sm && k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>);
     else if (p.one_an_sm) run(sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
     else if (k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK>);
