@@ -68,7 +68,7 @@ __host__ __device__ inline uint32_t samples_for(uint32_t len, uint32_t cap) {
 // elements (one coalesced warp load each) spread evenly over the row, piece p at p * (len / pieces)
 // (p * len / pieces, a 64-bit division a key, cost 0.0310 ms against 0.0306-0.0307 on 64 x 131072 k 256
 // and 0.1628 against 0.1601-0.1613 on 4 x 2^24 k 1024, same run), into shared memory. No barrier:
-// sample_threshold's first one orders it. Called before the pass requests its first vectors, so that
+// threshold_of_sample's first one orders it. Called before the pass requests its first vectors, so that
 // the sample's loads are not queued behind them (see the kernel).
 template <class T>
 __device__ __forceinline__ void sample_load(const T* __restrict__ row, uint32_t len, uint32_t cap, bool smallest,
@@ -92,14 +92,6 @@ __device__ uint32_t threshold_of_sample(uint32_t len, uint32_t want, uint32_t ca
         rowwise::narrow<T>([&](auto f) { for (uint32_t i = t; i < S; i += kBlock) f(s_sample[i]); }, prefix, pbits, d,
                            rem, sm.hist);
     return pbits == 32 ? prefix : prefix << 10;   // (16-bit keys are whole after two digits)
-}
-
-// Both in turn (rows that are not staged: long rows).
-template <class T>
-__device__ uint32_t sample_threshold(const T* __restrict__ row, uint32_t len, uint32_t want, uint32_t cap,
-                                     bool smallest, uint32_t* s_sample, RowSmem& sm) {
-    sample_load(row, len, cap, smallest, s_sample);
-    return threshold_of_sample<T>(len, want, cap, s_sample, sm);
 }
 
 // The pass over a block's chunk, [begin, end) of `row`: fv(vector, column of its first element) for each
