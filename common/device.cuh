@@ -297,15 +297,15 @@ __device__ __forceinline__ void let_dependents_launch() {
 #endif
 }
 // One launch through cudaLaunchKernelEx with at most one launch attribute (none where use_attr is false).
+// attr is taken by value: cudaLaunchConfig_t points at a non-const attribute.
 template <class... P, class... A>
-void launch_with(const cudaLaunchAttribute& attr, bool use_attr, void (*kernel)(P...), unsigned grid,
-                 unsigned block, size_t smem, A&&... args) {
-    cudaLaunchAttribute a = attr;
+void launch_with(cudaLaunchAttribute attr, bool use_attr, void (*kernel)(P...), unsigned grid, unsigned block,
+                 size_t smem, A&&... args) {
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(block);
     cfg.dynamicSmemBytes = smem;
-    cfg.attrs = &a;
+    cfg.attrs = &attr;
     cfg.numAttrs = use_attr ? 1 : 0;
     CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...));
 }

@@ -276,12 +276,20 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
     if (kMaxK <= kBlock / 4 || kk <= kBlock / 4) {
         const uint32_t e = t / 4, q = t % 4;
         const uint64_t mine = e < kk ? sm.sel[e] : kEmpty;
+        // The winner's value is requested before its place is counted, so that the read overlaps the count
+        // (08's float32 64 x 131072 k 256: 0.0276 ms against 0.0281-0.0282 read after it, H100, same run).
+        const uint32_t c = packed_index(mine);
+        T v{};
+        if (e < kk && q == 0 && c < len) v = row[c];
         uint32_t above = 0;
         if (e < kk)
             for (uint32_t j = q; j < kk; j += 4) above += sm.sel[j] > mine;
         above += __shfl_xor_sync(0xFFFFFFFFu, above, 1);
         above += __shfl_xor_sync(0xFFFFFFFFu, above, 2);
-        if (e < kk && q == 0) write_winner(row, len, r * k + above, mine, out_vals, out_idx);
+        if (e < kk && q == 0) {
+            out_idx[r * k + above] = c;
+            if (c < len) out_vals[r * k + above] = v;
+        }
         return;
     }
     constexpr int kKeyShift = topk::is_half_float<T> ? 16 : 0;   // 16-bit keys: the low half is 0

@@ -12,9 +12,9 @@
 // Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys also counted
 // by whole key at hand-in); a row the sample misses is finished by all its blocks with 06's M steps, in the same
 // kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte vectors.
-// Measured (H200, 06 in the same run): 64 x 131072 k 256 in 0.0252-0.0254 ms (06: 0.0604-0.0605); 256 x 262144
-// k 256 in 0.0860-0.0861 (06: 0.2317-0.2319); 4 x 2^24 k 1024 in 0.1034-0.1037 (M: 0.3073-0.3074); serving k 2048
-// in 0.0323 (06: 0.0617-0.0618). H100: 64 x 131072 0.0293-0.0295, bfloat16 0.0234-0.0235; 4 x 2^24 bfloat16 0.0905.
+// Measured (H100): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0205-0.0207; 256 x 262144 k 256 0.1129-0.1132;
+// 4 x 2^24 k 1024 0.1316-0.1322, bfloat16 0.0903-0.0909; serving k 2048 0.0329-0.0330. H200, the build before this
+// one's k <= 256 changes, 06 in the same run: 64 x 131072 0.0252-0.0254 (06: 0.0604-0.0605), 4 x 2^24 0.1034-0.1037.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -283,22 +283,23 @@ struct MissedRows {
 };
 constexpr unsigned kHit = 1, kMissed = 2, kDigitChosen = 3;   // a row's steps: the verdict, then digit d chosen (3 + d)
 
-// Thread 0 only: waits until row r's step carries this call's tag (another block of the row sets it),
-// and returns the step (the verdict: kHit or kMissed).
-__device__ __forceinline__ unsigned wait_for_call(const MissedRows& miss, size_t r) {
+// Thread 0 only: spins until row r's step word (another block of the row writes it) satisfies done(word),
+// and returns the word.
+template <class Done>
+__device__ __forceinline__ unsigned long long spin_on_step(const MissedRows& miss, size_t r, Done&& done) {
     const volatile unsigned long long* step = &miss.state[r].step;
     unsigned long long v;
-    while (((v = *step) >> 3) != miss.call) __nanosleep(64);
+    while (!done(v = *step)) __nanosleep(64);
     __threadfence();
-    return unsigned(v & 7);
+    return v;
 }
-// Thread 0 waits until row r's step is `tag` (another block of the row sets it); then the block goes on.
+// Thread 0 only: the row's step once it carries this call's tag (the verdict: kHit or kMissed).
+__device__ __forceinline__ unsigned wait_for_call(const MissedRows& miss, size_t r) {
+    return unsigned(spin_on_step(miss, r, [&](unsigned long long v) { return (v >> 3) == miss.call; }) & 7);
+}
+// The block waits until row r's step is `tag` (thread 0 spins), then goes on.
 __device__ __forceinline__ void wait_for_step(const MissedRows& miss, size_t r, unsigned long long tag) {
-    if (threadIdx.x == 0) {
-        const volatile unsigned long long* step = &miss.state[r].step;
-        while (*step != tag) __nanosleep(64);
-        __threadfence();
-    }
+    if (threadIdx.x == 0) spin_on_step(miss, r, [&](unsigned long long v) { return v == tag; });
     __syncthreads();
 }
 // Thread 0, after its block's writes: row r's step is now `step` of this call.
@@ -544,9 +545,11 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if (t == 0) { sm.nsel = 0; sm.ties = 0; }
             uint32_t prefix = 0, k_rem = kk;
             int pbits = 0, d = 0;
-            // bar is a value of T, and passes() kept the keys at or above its. Not in the k <= 256 build: there
-            // ptxas then spilled 88 bytes, and 64 x 131072 k 256 took 0.0268 ms against 0.0256.
-            if (kMaxK > kSmallK && !isnan(bar))
+            // bar is a value of T, and passes() kept the keys at or above its. One count where 06's digits take two
+            // steps, each a zeroed 2048-bin count, a block scan and their barriers (bfloat16 64 x 131072 k 256: 0.0219
+            // ms against 0.0234-0.0235, H100). Not in the two-an-SM k <= 256 build (32 registers): ptxas spilled 88
+            // bytes there, and that shape took 0.0268 ms against 0.0256.
+            if ((kMaxK > kSmallK || kAhead == kAheadOneAnSm) && !isnan(bar))
                 whole_key_count(s_cand, n, to_key(T(bar), smallest), prefix, pbits, d, k_rem, sm.hist);
             __syncthreads();
             rowwise::finish_row<kMaxK>(row, len, r, k, kk, s_cand, n, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
@@ -588,7 +591,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
 // ---- the plan and the launchers -------------------------------------------------------------------
 // The candidate buffer is 06's (rowwise::block_candidates: 10240 on an H100, 4096 on a T4). Rows up to
 // kShortLen are cut into at most one block an SM in all (rows x chunks <= SMs), each chunk at least
-// kMinChunk keys: 64 rows of 131072 on 132 SMs take 2 chunks of 65536; 128 or 256 rows take 1 (the
+// kMinChunk keys: 64 rows of 131072 on 132 SMs take 2 chunks of 65536 (1 for k <= 256); 128 or 256 rows take 1 (the
 // block keeps its candidates in shared memory, no hand-in). The read needs no more: 32 blocks, one an
 // SM, read 32 MB as fast as 132 or 256 do (H100), and every extra chunk adds a sample select, a
 // hand-in and list entries. Measured (H100, same run): one block for every resident slot (2 an SM)
@@ -609,7 +612,7 @@ struct Plan {
 };
 
 template <class T>
-Plan plan_sampled(size_t rows, size_t len) {
+Plan plan_sampled(size_t rows, size_t len, size_t k) {
     rowwise::RowPlan b{rowwise::Path::block};
     rowwise::block_candidates(b);
     Plan p;
@@ -622,6 +625,11 @@ Plan plan_sampled(size_t rows, size_t len) {
                                           : 1;
     const size_t slots = size_t(course::device().sm_count) * per_sm;
     size_t chunks = std::max<size_t>(1, slots / rows);
+    // A row cut in two pays a hand-in to halve a pass that a block reads about as fast alone. For k <= kSmallK
+    // (1280 candidates a row on an H100) one block a row is faster: 64 x 131072 k 256 bfloat16 0.0207-0.0208 ms
+    // against 0.0219, float32 0.0281-0.0282 against 0.0294; for k 2048 (8192 candidates, a shared atomic each,
+    // in one block) bfloat16 took 0.0296 against 0.0284 (H100, same run; k 2048 in a build with timing stamps).
+    if (len <= kShortLen && k <= kSmallK && chunks == 2) chunks = 1;
     chunks = std::min(chunks, std::max<size_t>(1, len / kMinChunk));
     p.chunk = uint32_t(((std::max<size_t>(len, 1) + chunks - 1) / chunks + 7) / 8 * 8);   // whole 16-byte vectors
     p.chunks = uint32_t((std::max<size_t>(len, 1) + p.chunk - 1) / p.chunk);
@@ -638,7 +646,7 @@ Plan plan_sampled(size_t rows, size_t len) {
 template <class T>
 bool takes(size_t rows, size_t cols, size_t k, Plan* plan = nullptr) {
     if (cols <= size_t(rowwise::kWarpCols) || k > size_t(rowwise::kBlockMaxK) || cols > kMaxLen) return false;
-    const Plan p = plan_sampled<T>(rows, cols);
+    const Plan p = plan_sampled<T>(rows, cols, k);
     if (cols > kShortLen && p.chunks <= 1) return false;
     if (plan) *plan = p;
     return true;
@@ -674,19 +682,24 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
                                            p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
-    if (p.lcap > p.cap && k <= kSmallK) run(sampled_rows<Reader, T, true, kSmallK, kAheadOneAnSm>);
-    else if (p.lcap > p.cap) run(sampled_rows<Reader, T, true, rowwise::kBlockMaxK, kAheadOneAnSm>);
-    else if (p.one_an_sm && k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>);
-    else if (p.one_an_sm) run(sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
-    else if (k <= kSmallK) run(sampled_rows<Reader, T, false, kSmallK>);
-    else run(sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
+    // Six builds: long rows (kList), grids of at most one block an SM, the rest; each for k <= kSmallK or not.
+    auto by_k = [&](auto small_k, auto large_k) {
+        if (k <= kSmallK) run(small_k);
+        else run(large_k);
+    };
+    if (p.lcap > p.cap)
+        by_k(sampled_rows<Reader, T, true, kSmallK, kAheadOneAnSm>, sampled_rows<Reader, T, true, rowwise::kBlockMaxK, kAheadOneAnSm>);
+    else if (p.one_an_sm)
+        by_k(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
+    else
+        by_k(sampled_rows<Reader, T, false, kSmallK>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
 }
 
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
     const topk::rows::Shape s = topk::rows::parse_case(o, c);
     const bool ragged = topk::rows::is_ragged(c.dist) || o.has("lengths");
     Plan p;
-    if (ragged) p = plan_sampled<float>(s.rows, s.cols);
+    if (ragged) p = plan_sampled<float>(s.rows, s.cols, c.param);
     else if (!takes<float>(s.rows, s.cols, c.param, &p)) return rowwise::kernel_plans(o, c);
     std::vector<course::KernelPlan> v{
         {"sampled_rows", kBlock, p.smem, 1, 1,
@@ -712,7 +725,7 @@ template <class T = float>
 void sampled_ragged(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k,
                     bool smallest, T* d_vals, uint32_t* d_idx) {
     if (k > size_t(rowwise::kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (the k are sorted in shared memory)");
-    launch<T, rowwise::AlignedRows>(plan_sampled<T>(rows, max_len), d_in, d_offsets, rows, max_len, k, smallest, d_vals, d_idx);
+    launch<T, rowwise::AlignedRows>(plan_sampled<T>(rows, max_len, k), d_in, d_offsets, rows, max_len, k, smallest, d_vals, d_idx);
 }
 
 }  // namespace sampled

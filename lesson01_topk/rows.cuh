@@ -504,8 +504,8 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
                 }
         }
     // Rows that 08 cuts in 2-3 chunks on GPUs of 100-132 SMs, so that its hand-in between a row's blocks
-    // meets all-equal, NaN and sorted rows too: 64 x 16383 (2 chunks on an H100 or an A100), 40 x 40009
-    // (3). (1 and 7 rows of 128256, each shape alone, take 31 and 19 on an H100.)
+    // meets all-equal, NaN and sorted rows too: 64 x 16383 (2 chunks on an H100 for k > 256; 1 for k <= 256, and
+    // on an A100), 40 x 40009 (3). (1 and 7 rows of 128256, each shape alone, take 31 and 19 on an H100.)
     for (const auto& rc : {std::pair<uint64_t, uint64_t>{64, 16383}, {40, 40009}}) {
         if (rc.first * rc.second > limit) continue;
         for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(1024), uint64_t(2048)}) add(rc.first, rc.second, k, "mixed");

@@ -147,18 +147,12 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
     course::allow_dynamic_smem(kernel, smem);
     unsigned grid = hist::grid_for_gpu(kernel, kBlockC, smem, n, size_t(kBlockC) * kVecsC * 4);
     grid = std::max(cluster, grid / cluster * cluster);  // whole clusters
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(kBlockC);
-    cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel, d_in, n, b, log_c, slice, d_hist));
+    cudaLaunchAttribute attr{};                          // blocks in clusters of `cluster` along x
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
+    course::launch_with(attr, true, kernel, grid, kBlockC, smem, d_in, n, b, log_c, slice, d_hist);
     CUDA_CHECK_LAST();
 }
 
