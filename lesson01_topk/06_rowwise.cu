@@ -220,8 +220,20 @@ struct RowSmem {
     uint32_t nsel, ncand, ties;
 };
 
-// Output slot `slot` gets the winner p: its column, and its value read from the row (a broken
-// version's empty slot is reported, not read).
+// A winner's value, read from the row at its column c (a broken version's empty slot, c >= len, is not read).
+template <class T>
+__device__ __forceinline__ T winner_value(const T* __restrict__ row, uint32_t len, uint32_t c) {
+    return c < len ? row[c] : T{};
+}
+// Output slot `slot` gets the winner at column c and its value v (an empty slot: only its column is reported).
+template <class T>
+__device__ __forceinline__ void store_winner(size_t slot, uint32_t c, T v, uint32_t len, T* __restrict__ out_vals,
+                                             uint32_t* __restrict__ out_idx) {
+    out_idx[slot] = c;
+    if (c < len) out_vals[slot] = v;
+}
+// Both at once (the bin sort's callback): store_winner(slot, c, winner_value(row, len, c), ...) written out; in that
+// form ptxas scheduled 06's and 08's sm_90 code differently from the build the GPU checks ran on.
 template <class T>
 __device__ __forceinline__ void write_winner(const T* __restrict__ row, uint32_t len, size_t slot, uint64_t p,
                                              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
@@ -280,16 +292,13 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
         // (08's float32 64 x 131072 k 256: 0.0276 ms against 0.0281-0.0282 read after it, H100, same run).
         const uint32_t c = packed_index(mine);
         T v{};
-        if (e < kk && q == 0 && c < len) v = row[c];
+        if (e < kk && q == 0) v = winner_value(row, len, c);
         uint32_t above = 0;
         if (e < kk)
             for (uint32_t j = q; j < kk; j += 4) above += sm.sel[j] > mine;
         above += __shfl_xor_sync(0xFFFFFFFFu, above, 1);
         above += __shfl_xor_sync(0xFFFFFFFFu, above, 2);
-        if (e < kk && q == 0) {
-            out_idx[r * k + above] = c;
-            if (c < len) out_vals[r * k + above] = v;
-        }
+        if (e < kk && q == 0) store_winner(r * k + above, c, v, len, out_vals, out_idx);
         return;
     }
     constexpr int kKeyShift = topk::is_half_float<T> ? 16 : 0;   // 16-bit keys: the low half is 0
