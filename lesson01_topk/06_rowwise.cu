@@ -215,7 +215,7 @@ constexpr size_t kBlockStaticSmem = 26 * 1024;   // B's static shared memory, ro
 
 // The shared memory of one block's select of one row (B, and the finishing block of 08_sampled_rows).
 struct RowSmem {
-    uint32_t hist[kMaxBins];
+    alignas(16) uint32_t hist[kMaxBins];     // also the winners' 32-bit ranks (write_winners), read 4 at a time
     uint64_t sel[kBlockMaxK];                // the winners: keys above the k-th, then its ties
     uint32_t nsel, ncand, ties;
 };
@@ -275,15 +275,40 @@ __device__ __forceinline__ void common_prefix(uint32_t lo, uint32_t hi, uint32_t
     prefix = pbits ? lo >> (32 - pbits) : 0u;
 }
 
+// How many of ranks[0, n) exceed m, all of them below 2^31 (then m - x has its top bit set exactly when x > m),
+// ranks[n, n + 3] zero: thread q of 4 reads every 4th group of 4 (one 16-byte load), into 4 sums.
+__device__ __forceinline__ uint32_t ranks_above(const uint32_t* ranks, uint32_t n, uint32_t m, uint32_t q) {
+    const uint4* four = reinterpret_cast<const uint4*>(ranks);
+    uint32_t a = 0, b = 0, c = 0, d = 0;
+    for (uint32_t j = q; j < (n + 3) / 4; j += 4) {
+        const uint4 x = four[j];
+        a += (m - x.x) >> 31;
+        b += (m - x.y) >> 31;
+        c += (m - x.z) >> 31;
+        d += (m - x.w) >> 31;
+    }
+    return a + b + c + d;
+}
+constexpr uint32_t kNoLeast = 0xFFFFFFFFu;   // write_winners: the least winner's key is not known
+constexpr uint32_t kRankCols = 1u << 20;     // a 32-bit rank holds a column below this in its low 20 bits
+// Ranks from this many winners on: their barrier and stores cost more than they save on few (H100, same run,
+// ranks at any k: 08's bfloat16 7 x 128257 k 50 0.0137 ms against 0.0135-0.0136, 06's 4096 x 1024 k 8 0.1073 against 0.1017).
+constexpr uint32_t kRankMinK = 128;
+
 // Order the kk winners in sm.sel and write them as row r of the output. Packed keys are distinct, so a
 // winner's place is the number of winners above it: for kk <= 256, 4 threads a winner count it in
 // kk / 4 steps with no barrier (the bitonic sort's 36 barriers for 256 took 5.4 us of a 30 us row on
 // the H200: TUNING.md); more are placed by bins (block_bin_rank_desc: 1024 in 7.1 us in a probe kernel,
-// where the merge sort by rank took 12.0). Contains barriers (kk > 256): call from every thread.
+// where the merge sort by rank took 12.0). Contains barriers: call from every thread.
 // kMaxK: the most winners the calling kernel has (08's build for k <= 256 leaves the block sort out).
-template <uint32_t kMaxK = kBlockMaxK, class T>
+// kRanks (08's k <= 256 short-row builds), least: the k-th key. kRankMinK or more 16-bit winners within 2^11
+// keys of it, in a row shorter than kRankCols, are counted by 32-bit ranks (key - least, then the column
+// reversed): 2 instructions a comparison where the packed 64-bit keys take 6, for one barrier more (08's
+// bfloat16 64 x 131072 k 256: 0.0198-0.0199 ms against 0.0206, H100, same run). Not in 06: compiled into its block
+// path, unused, the code alone cost it 2-3 % (16-bit 64 x 128256 k 50 0.0475 ms against 0.0465).
+template <uint32_t kMaxK = kBlockMaxK, bool kRanks = false, class T>
 __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk, RowSmem& sm,
-                              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+                              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx, uint32_t least = kNoLeast) {
     const int t = threadIdx.x;
     if (kMaxK <= kBlock / 4 || kk <= kBlock / 4) {
         const uint32_t e = t / 4, q = t % 4;
@@ -294,7 +319,18 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
         T v{};
         if (e < kk && q == 0) v = winner_value(row, len, c);
         uint32_t above = 0;
-        if (e < kk)
+        bool by_rank = false;
+        if constexpr (kRanks && topk::is_half_float<T>) {
+            if (least != kNoLeast && len <= kRankCols && kk >= kRankMinK) {
+                const uint32_t apart = e < kk ? (uint32_t(mine >> 32) - least) >> 16 : 0;
+                const uint32_t m = (apart << 20) | (kRankCols - 1 - c);
+                if (e < kk && q == 0) sm.hist[e] = m;
+                if (t < 4) sm.hist[kk + t] = 0;
+                by_rank = !__syncthreads_or(apart >= 2048);
+                if (by_rank && e < kk) above = ranks_above(sm.hist, kk, m, q);
+            }
+        }
+        if (!by_rank && e < kk)
             for (uint32_t j = q; j < kk; j += 4) above += sm.sel[j] > mine;
         above += __shfl_xor_sync(0xFFFFFFFFu, above, 1);
         above += __shfl_xor_sync(0xFFFFFFFFu, above, 2);
@@ -310,8 +346,8 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
 // The end of a block's select: `ncand` candidates in s_cand share the k-th key's known prefix (pbits
 // bits; digits from d on unknown), sm.nsel winners are already in sm.sel and k_rem are still to take.
 // The remaining digits over the candidates in shared memory, the last filter, then write_winners.
-// Contains barriers: call from every thread.
-template <uint32_t kMaxK = kBlockMaxK, class T>
+// Contains barriers: call from every thread. kRanks: write_winners'.
+template <uint32_t kMaxK = kBlockMaxK, bool kRanks = false, class T>
 __device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
                            uint64_t* s_cand, uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem,
                            RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
@@ -327,7 +363,7 @@ __device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, ui
         }
         __syncthreads();
     }
-    write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
+    write_winners<kMaxK, kRanks>(row, len, r, k, kk, sm, out_vals, out_idx, ncand > 0 ? prefix : kNoLeast);
 }
 
 // A short row's padding: its slots [kk, k) get index kNoIndex and value pad_value (rows.cuh).

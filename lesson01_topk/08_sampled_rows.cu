@@ -12,9 +12,9 @@
 // Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys also counted
 // by whole key at hand-in); a row the sample misses is finished by all its blocks with 06's M steps, in the same
 // kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte vectors.
-// Measured (H100): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0205-0.0207; 256 x 262144 k 256 0.1129-0.1132;
-// 4 x 2^24 k 1024 0.1316-0.1322, bfloat16 0.0903-0.0909; serving k 2048 0.0329-0.0330. H200, the build before this
-// one's k <= 256 changes, 06 in the same run: 64 x 131072 0.0252-0.0254 (06: 0.0604-0.0605), 4 x 2^24 0.1034-0.1037.
+// Measured (H100): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0198-0.0199; 256 x 262144 k 256 0.1129-0.1132;
+// 4 x 2^24 k 1024 0.1316-0.1322, bfloat16 0.0903-0.0909; serving k 2048 0.0329-0.0330. H200: 64 x 131072 0.0248,
+// bfloat16 0.0197-0.0198; 4 x 2^24 0.1034-0.1038.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -552,7 +552,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if ((kMaxK > kSmallK || kAhead == kAheadOneAnSm) && !isnan(bar))
                 whole_key_count(s_cand, n, to_key(T(bar), smallest), prefix, pbits, d, k_rem, sm.hist);
             __syncthreads();
-            rowwise::finish_row<kMaxK>(row, len, r, k, kk, s_cand, n, prefix, pbits, d, k_rem, sm, out_vals, out_idx);
+            rowwise::finish_row<kMaxK, kMaxK == kSmallK && !kList>(row, len, r, k, kk, s_cand, n, prefix, pbits, d, k_rem, sm,
+                                                                  out_vals, out_idx);
         }
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);

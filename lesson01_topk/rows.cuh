@@ -467,7 +467,7 @@ private:
 // ---- the battery and the benchmark -----------------------------------------------------------------
 // Every rows value meets every cols value (up to 2^27 elements; --quick: 2^20) with k in
 // {1, 2, 8, 50, 1024, cols} on "mixed" (eight shapes in one matrix); each shape on its own for
-// 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows; rows of 2-8 chunks; 1 and 3 rows
+// 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows (k 256 too); rows of 2-8 chunks; 1 and 3 rows
 // of 2^22 + 5; and the benchmark's shapes.
 struct Bench { uint64_t rows, cols, k; };
 inline std::vector<Bench> bench_shapes() {
@@ -499,8 +499,10 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
                 for (uint64_t k : {uint64_t(1), uint64_t(33), c}) add(r, c, k, "mixed/smallest");
             if (half && r != 2 && r != 65536)
                 for (const char* t : {"float16", "bfloat16"}) {
-                    for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(50), uint64_t(1024), c}) add(r, c, k, "mixed", t);
+                    for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(50), uint64_t(256), uint64_t(1024), c})
+                        add(r, c, k, "mixed", t);
                     add(r, c, 33, "mixed/smallest", t);
+                    add(r, c, 200, "mixed/smallest", t);   // 128-256 winners: placed by 32-bit ranks (06's write_winners)
                 }
         }
     // Rows that 08 cuts in 2-3 chunks on GPUs of 100-132 SMs, so that its hand-in between a row's blocks

@@ -414,6 +414,13 @@ static void test_half_battery() {
     bool bench = false;
     for (auto& c : rows) bench |= c.dist == "uniform:256x262144" && c.param == 256 && c.dtype == "bfloat16";
     report("rows_battery_serving_shapes", bench, "256 x 262144 k 256 bfloat16 missing");
+    // 128-256 winners of 16-bit rows, largest and smallest: write_winners places them by 32-bit ranks, or by the
+    // packed keys when they lie 2^11 keys or more apart (the mixed rows' specials and negatives).
+    const bool ranked = std::any_of(rows.begin(), rows.end(), [](auto& c) {
+                            return c.dist == "mixed:1000x4097" && c.param == 256 && c.dtype == "float16"; }) &&
+                        std::any_of(rows.begin(), rows.end(), [](auto& c) {
+                            return c.dist == "mixed/smallest:7x128256" && c.param == 200 && c.dtype == "bfloat16"; });
+    report("rows_battery_ranked_winners", ranked, "16-bit rows with 128-256 winners missing");
     const bool chunked = std::count_if(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:64x16383"; }) >= 4 &&
                               std::any_of(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:40x40009"; });
     report("rows_battery_chunked_rows", chunked, "rows of 2-8 chunks (64 x 16383, 40 x 40009) missing");
