@@ -291,6 +291,7 @@ __device__ __forceinline__ uint32_t ranks_above(const uint32_t* ranks, uint32_t 
 }
 constexpr uint32_t kNoLeast = 0xFFFFFFFFu;   // write_winners: the least winner's key is not known
 constexpr uint32_t kRankCols = 1u << 20;     // a 32-bit rank holds a column below this in its low 20 bits
+constexpr uint32_t kRankKeys = 1u << 11;     // and above it how far the key lies above the k-th's, less than this (< 2^31 in all)
 // Ranks from this many winners on: their barrier and stores cost more than they save on few (H100, same run,
 // ranks at any k: 08's bfloat16 7 x 128257 k 50 0.0137 ms against 0.0135-0.0136, 06's 4096 x 1024 k 8 0.1073 against 0.1017).
 constexpr uint32_t kRankMinK = 128;
@@ -301,8 +302,8 @@ constexpr uint32_t kRankMinK = 128;
 // the H200: TUNING.md); more are placed by bins (block_bin_rank_desc: 1024 in 7.1 us in a probe kernel,
 // where the merge sort by rank took 12.0). Contains barriers: call from every thread.
 // kMaxK: the most winners the calling kernel has (08's build for k <= 256 leaves the block sort out).
-// kRanks (08's k <= 256 short-row builds), least: the k-th key. kRankMinK or more 16-bit winners within 2^11
-// keys of it, in a row shorter than kRankCols, are counted by 32-bit ranks (key - least, then the column
+// kRanks (08's k <= 256 short-row builds), least: the k-th key. kRankMinK or more 16-bit winners less than kRankKeys
+// keys above it, in a row shorter than kRankCols, are counted by 32-bit ranks (key - least, then the column
 // reversed): 2 instructions a comparison where the packed 64-bit keys take 6, for one barrier more (08's
 // bfloat16 64 x 131072 k 256: 0.0198-0.0199 ms against 0.0206, H100, same run). Not in 06: compiled into its block
 // path, unused, the code alone cost it 2-3 % (16-bit 64 x 128256 k 50 0.0475 ms against 0.0465).
@@ -323,10 +324,10 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
         if constexpr (kRanks && topk::is_half_float<T>) {
             if (least != kNoLeast && len <= kRankCols && kk >= kRankMinK) {
                 const uint32_t apart = e < kk ? (uint32_t(mine >> 32) - least) >> 16 : 0;
-                const uint32_t m = (apart << 20) | (kRankCols - 1 - c);
+                const uint32_t m = apart * kRankCols | (kRankCols - 1 - c);
                 if (e < kk && q == 0) sm.hist[e] = m;
                 if (t < 4) sm.hist[kk + t] = 0;
-                by_rank = !__syncthreads_or(apart >= 2048);
+                by_rank = !__syncthreads_or(apart >= kRankKeys);
                 if (by_rank && e < kk) above = ranks_above(sm.hist, kk, m, q);
             }
         }

@@ -502,7 +502,7 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
                     for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(50), uint64_t(256), uint64_t(1024), c})
                         add(r, c, k, "mixed", t);
                     add(r, c, 33, "mixed/smallest", t);
-                    add(r, c, 200, "mixed/smallest", t);   // 128-256 winners: placed by 32-bit ranks (06's write_winners)
+                    add(r, c, 200, "mixed/smallest", t);   // 128-256 winners: 08 places them by 32-bit ranks
                 }
         }
     // Rows that 08 cuts in 2-3 chunks on GPUs of 100-132 SMs, so that its hand-in between a row's blocks
