@@ -10,10 +10,10 @@
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
 // Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys also counted
-// by whole key at hand-in); a row the sample misses is finished by all its blocks with 06's M steps, in the same
-// kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too. The pass tests 16-byte vectors.
-// Measured (H100): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0198-0.0199; 256 x 262144 k 256 0.1129-0.1132;
-// 4 x 2^24 k 1024 0.1316-0.1322, bfloat16 0.0903-0.0909; serving k 2048 0.0329-0.0330. H200: 64 x 131072 0.0248,
+// by whole key at hand-in, so all the row's blocks collect its winners); a row the sample misses is finished by all its
+// blocks with 06's M steps, in the same kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
+// Measured (H100): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0197-0.0199; 256 x 262144 k 256 0.1132-0.1133;
+// 4 x 2^24 k 1024 0.1312-0.1314, bfloat16 0.0840; serving k 2048 0.0329-0.0330. H200: 64 x 131072 0.0248,
 // bfloat16 0.0197-0.0198; 4 x 2^24 0.1034-0.1038.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
@@ -117,13 +117,20 @@ __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t 
     request(cur, t);
     setup();
     if (t < head) f(row[begin + t], begin + t);
-    for (uint32_t q0 = t; q0 < vecs; q0 += U * kBlock) {
+    // The warp's 32 lanes take the same steps (while its first lane has vectors left), and each step ends in
+    // __syncwarp(): lanes that kept keys (a divergent loop with atomics) rejoin the others before the next loads.
+    // Without it the compiler may leave a warp split for the rest of the pass: builds with more code after it
+    // (collect_together, or only timing stamps) issued 3.5x the load requests and read 29 % more DRAM bytes,
+    // bfloat16 4 x 2^24 k 1024 0.1229-0.1285 ms against 0.0840 (ncu and events, H100; TUNING.md).
+    for (uint32_t w0 = t & ~31u; w0 < vecs; w0 += U * kBlock) {
+        const uint32_t q0 = w0 + t % 32;
         request(nxt, q0 + U * kBlock);
 #pragma unroll
         for (uint32_t u = 0; u < U; ++u)
             if (q0 + u * kBlock < vecs) fv(cur[u], body + V * (q0 + u * kBlock));
 #pragma unroll
         for (uint32_t u = 0; u < U; ++u) cur[u] = nxt[u];
+        __syncwarp();
     }
     for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += kBlock) f(row[c], uint32_t(c));
 }
@@ -281,7 +288,9 @@ struct MissedRows {
     uint32_t *hist, *sel_key, *sel_col;
     unsigned long long call;
 };
-constexpr unsigned kHit = 1, kMissed = 2, kDigitChosen = 3;   // a row's steps: the verdict, then digit d chosen (3 + d)
+// A row's steps: the verdict (kHit, kMissed, or kKthKnown: a long 16-bit row's kk-th key known from its counts,
+// collect_together), then on a miss digit d chosen (kDigitChosen + d).
+constexpr unsigned kHit = 1, kMissed = 2, kDigitChosen = 3, kKthKnown = 6;
 
 // Thread 0 only: spins until row r's step word (another block of the row writes it) satisfies done(word),
 // and returns the word.
@@ -371,6 +380,59 @@ __device__ __forceinline__ void finish_missed_row(const T* __restrict__ in, size
 // back to 0, so every call leaves them zeroed for the next.
 struct Tally { uint32_t count, arrived, hi, lo_inv; };
 
+// A long 16-bit row whose kk-th key (kth; k_rem of its copies to take) its whole-key counts gave, and whose list
+// holds n candidates: every block of the row takes an equal share of the list, and the keys above kth and the
+// first k_rem copies of it go to the row's winners (M's sel_key/sel_col: above kth in [0, k - k_rem), the copies
+// after them); the last block to finish orders and writes them, and zeroes the list's count (tally) for the next
+// call. One block took the whole list before (32768 entries, 13.3 us of bfloat16 4 x 2^24 k 1024 in an older
+// build's stamps); now its share takes ~2 us, and that shape 0.0840 ms against 0.0903-0.0906 (H100, same run).
+// Each block gathers its share's winners in shared memory and takes its places among the row's with one atomic
+// a kind (a uniform bfloat16 row's kk-th key is its top one, with ~32K copies in the list: an atomic on the
+// row's counter for each copy was not measured apart). Called by every block of the row (k = kk: not ragged).
+template <uint32_t kMaxK, class T>
+__device__ __forceinline__ void collect_together(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k,
+                                                 uint32_t part, uint32_t chunks, const uint64_t* __restrict__ list,
+                                                 uint32_t n, uint32_t kth, uint32_t k_rem, Tally* __restrict__ tally,
+                                                 MissedRows miss, RowSmem& sm, bool* s_last, T* __restrict__ out_vals,
+                                                 uint32_t* __restrict__ out_idx) {
+    __shared__ uint32_t s_at[2];             // this block's first places among the row's winners: above kth, copies
+    rowwise::RowState* st = miss.state + r;
+    const uint32_t t = threadIdx.x, above = k - k_rem;
+    const uint32_t lo = uint32_t(uint64_t(n) * part / chunks), hi = uint32_t(uint64_t(n) * (part + 1) / chunks);
+    if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+    __syncthreads();
+    // A copy of kth takes a slot by an atomic only while a plain read says slots are left.
+    const volatile uint32_t& ties_taken = sm.ties;
+    for (uint32_t i = lo + t; i < hi; i += kBlock) {
+        const uint64_t p = __ldcg(&list[i]);
+        const uint32_t key = uint32_t(p >> 32);
+        if (key > kth) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
+        else if (key == kth && ties_taken < k_rem) {
+            const uint32_t slot = atomicAdd(&sm.ties, 1u);
+            if (slot < k_rem) sm.sel[above + slot] = p;   // (this block's keys above kth are fewer than `above`)
+        }
+    }
+    __syncthreads();
+    const uint32_t mine = sm.nsel, copies = min(sm.ties, k_rem);
+    if (t == 0) { s_at[0] = atomicAdd(&st->nsel, mine); s_at[1] = atomicAdd(&st->ties, copies); }
+    __syncthreads();
+    for (uint32_t i = t; i < mine; i += kBlock) {
+        miss.sel_key[r * k + s_at[0] + i] = uint32_t(sm.sel[i] >> 32);
+        miss.sel_col[r * k + s_at[0] + i] = topk::packed_index(sm.sel[i]);
+    }
+    for (uint32_t i = t; i < copies && s_at[1] + i < k_rem; i += kBlock) {
+        miss.sel_key[r * k + above + s_at[1] + i] = kth;
+        miss.sel_col[r * k + above + s_at[1] + i] = topk::packed_index(sm.sel[above + i]);
+    }
+    row_step(miss, r, chunks, 0, false, s_last, [&] {
+        for (uint32_t i = t; i < k; i += kBlock)
+            sm.sel[i] = pack(__ldcg(&miss.sel_key[r * k + i]), __ldcg(&miss.sel_col[r * k + i]));
+        if (t == 0) tally[r].count = 0;
+        __syncthreads();
+        rowwise::write_winners<kMaxK>(row, len, r, k, k, sm, out_vals, out_idx);
+    });
+}
+
 // Block (row, chunk): the row's threshold from the sample, one pass over its chunk keeping the keys
 // at or above it, the candidates appended to the row's list; the row's last block selects from them.
 // A row longer than kShortLen (with several blocks) aims at about 32768 candidates, which its list in
@@ -393,7 +455,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ RowSmem sm;
     __shared__ uint32_t s_base;
-    __shared__ bool s_last, s_missed;
+    __shared__ bool s_last;
+    __shared__ unsigned s_verdict;           // a long row's, for its other blocks
     __shared__ uint32_t s_full;              // a long row's list is full (set and read atomically)
     __shared__ uint32_t s_range[kBlock / 32][2];   // a long row's candidates' largest key and ~smallest, by warp
     extern __shared__ uint64_t s_cand[];     // cap candidates (the sample before them)
@@ -510,11 +573,16 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         __syncthreads();
         if (!s_last) {
             if (!(kList && long_row && miss.state)) return;
-            // A long row's other blocks: the verdict, then on a miss their share of the row's M.
-            if (t == 0) s_missed = wait_for_call(miss, r) == kMissed;
+            // A long row's other blocks: the verdict, then on a miss their share of the row's M, or with its
+            // kk-th key known (16-bit keys) their share of the collect.
+            if (t == 0) s_verdict = wait_for_call(miss, r);
             __syncthreads();
-            if (s_missed)
+            if (s_verdict == kMissed)
                 finish_missed_row<Reader>(in, r, cols, begin, end, chunks, k, smallest, miss, sm, &s_last, out_vals, out_idx);
+            else if (counted && s_verdict == kKthKnown)
+                collect_together<kMaxK>(row, len, r, k, part, chunks, list, __ldcg(&tally[r].count),
+                                        __ldcg(&miss.state[r].prefix), __ldcg(&miss.state[r].k_rem), tally, miss, sm,
+                                        &s_last, out_vals, out_idx);
             return;
         }
         __threadfence();
@@ -529,14 +597,20 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (n >= kk && n <= cap)
             each_listed<4>(list, n, [&](uint32_t i, uint64_t p) { s_cand[i] = p; });
         __syncthreads();                     // every thread has read the tally before it is cleared
-        if (t == 0) tally[r] = {0u, 0u, 0u, 0u};
+        // (A counted long row keeps its list's length there until collect_together, or key_of_counts says no.)
+        if (t == 0) tally[r] = {counted && miss.state ? n : 0u, 0u, 0u, 0u};
     }
     // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk):
     //    from shared memory, or from a long row's list; when the sample missed, 06's M over the row by
     //    all of its blocks (`miss`), or 06's block path over the whole row by this one.
     const bool hit = n >= kk && n <= (long_row ? lcap : cap);
     const bool by_all = kList && long_row && miss.state;
-    if (by_all && t == 0) set_step(miss, r, hit ? kHit : kMissed);   // the verdict, for the row's other blocks
+    // The verdict, for the row's other blocks; a counted long row's waits for its kk-th key (below).
+    const bool kth_first = counted && by_all && hit && n > cap;
+    if (by_all && !kth_first && t == 0) {
+        if (counted) tally[r].count = 0;
+        set_step(miss, r, hit ? kHit : kMissed);
+    }
     if (hit && n <= cap) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if constexpr (sizeof(T) == 4) {
@@ -560,7 +634,26 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         uint32_t kth = 0, k_rem = kk;
         int pbits = 0, d = 0;
         if (counted) key_of_counts(sm.hist, least, kth, pbits, d, k_rem);
-        if (pbits == 32) {                   // 16-bit keys, the kk-th key known: one pass over the list
+        if (kth_first) {
+            if (t == 0) {
+                if (pbits == 32) {           // what the row's other blocks need of it: kth and k_rem
+                    miss.state[r].prefix = kth;
+                    miss.state[r].k_rem = k_rem;
+                    miss.state[r].nsel = 0;
+                    miss.state[r].ties = 0;
+                } else {
+                    tally[r].count = 0;
+                }
+                set_step(miss, r, pbits == 32 ? kKthKnown : kHit);
+            }
+            __syncthreads();                 // the row's counters are zeroed before this block counts
+            if (pbits == 32) {
+                collect_together<kMaxK>(row, len, r, k, part, chunks, list, n, kth, k_rem, tally, miss, sm, &s_last,
+                                        out_vals, out_idx);
+                return;
+            }
+        }
+        if (pbits == 32) {                   // 16-bit keys, the kk-th key known (a ragged batch): one pass over the list
             if (t == 0) { sm.nsel = 0; sm.ties = 0; }
             __syncthreads();
             // A copy of the kk-th key takes a tie slot by an atomic only while slots are left (a plain read
