@@ -409,7 +409,7 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
         if (key > kth) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
         else if (key == kth && ties_taken < k_rem) {
             const uint32_t slot = atomicAdd(&sm.ties, 1u);
-            if (slot < k_rem) sm.sel[above + slot] = p;   // (this block's keys above kth are fewer than `above`)
+            if (slot < k_rem) sm.sel[above + slot] = p;   // (this block has at most `above` keys above kth)
         }
     }
     __syncthreads();
