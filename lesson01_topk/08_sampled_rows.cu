@@ -140,7 +140,9 @@ __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t 
 // bits. The threshold lets about 4 k of a row's keys through, so most masks are 0; a test and a branch
 // on each element cost ~5 instructions, as much for 2 bytes as for 4. Measured (H100, same run), each
 // element tested / the mask: bfloat16 256 x 256000 k 1024 0.0936 / 0.0804 ms, 4 x 2^24 k 1024 0.1448 /
-// 0.1331; float32 serving k 2048 0.0401 / 0.0378, but the ragged batch 0.1136 / 0.1159 (TUNING.md).
+// 0.1331; float32 serving k 2048 0.0401 / 0.0378, but the ragged batch 0.1136 / 0.1159 (TUNING.md). A first test
+// of a 16-bit vector's extreme pair (3 packed max, one compare) was slower: bfloat16 256 x 256000 k 1024 0.0695-0.0697
+// ms against 0.0687 (H200, same run): the pass is not short of instructions.
 template <bool kSmallest, class T, class Keep>
 __device__ __forceinline__ void keep_passing(const uint4& v, uint32_t c, float bar, Keep&& keep) {
     for (uint32_t m = topk::passes_mask<T>(v, bar, kSmallest); m != 0; m &= m - 1) {
@@ -380,6 +382,30 @@ __device__ __forceinline__ void finish_missed_row(const T* __restrict__ in, size
 // back to 0, so every call leaves them zeroed for the next.
 struct Tally { uint32_t count, arrived, hi, lo_inv; };
 
+// The winners among a list's n entries, the kk-th key (kth) known: the keys above it to sm.sel from 0 (sm.nsel
+// counts them; a list holds at most `above` of them), and up to k_rem of its copies from sm.sel[above] on (sm.ties
+// counts those that came, at most k_rem placed). U loads in flight a thread (each_listed). A copy takes a slot by an
+// atomic only while a plain read says slots are left: in a bfloat16 row of uniform [-1, 1) the kk-th key is the top
+// one, ~16K of a list of 32768. A ragged batch's long row (one block, the whole list) put each copy it kept after
+// a second atomic on sm.nsel before: bfloat16 8 x 4194309 ragged k 2048 0.0610-0.0612 ms, now 0.0590-0.0592 (H200,
+// same run). Contains barriers: call from every thread.
+template <uint32_t U>
+__device__ __forceinline__ void gather_winners(const uint64_t* __restrict__ list, uint32_t n, uint32_t kth,
+                                               uint32_t k_rem, uint32_t above, RowSmem& sm) {
+    if (threadIdx.x == 0) { sm.nsel = 0; sm.ties = 0; }
+    __syncthreads();
+    const volatile uint32_t& ties_taken = sm.ties;
+    each_listed<U>(list, n, [&](uint32_t, uint64_t p) {
+        const uint32_t key = uint32_t(p >> 32);
+        if (key > kth) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
+        else if (key == kth && ties_taken < k_rem) {
+            const uint32_t slot = atomicAdd(&sm.ties, 1u);
+            if (slot < k_rem) sm.sel[above + slot] = p;
+        }
+    });
+    __syncthreads();
+}
+
 // A long 16-bit row whose kk-th key (kth; k_rem of its copies to take) its whole-key counts gave, and whose list
 // holds n candidates: every block of the row takes an equal share of the list, and the keys above kth and the
 // first k_rem copies of it go to the row's winners (M's sel_key/sel_col: above kth in [0, k - k_rem), the copies
@@ -389,6 +415,9 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 // Each block gathers its share's winners in shared memory and takes its places among the row's with one atomic
 // a kind (a uniform bfloat16 row's kk-th key is its top one, with ~32K copies in the list: an atomic on the
 // row's counter for each copy was not measured apart). Called by every block of the row (k = kk: not ragged).
+// Every block ordering an equal share of the winners (a winner's place counted by one warp), after a second row
+// barrier, was slower (H200, same run): bfloat16 4 x 2^24 k 1024 0.0698-0.0704 ms against 0.0691, 3 x 4194309 k 2048
+// 0.0451-0.0453 against 0.0393-0.0394.
 template <uint32_t kMaxK, class T>
 __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k,
                                                  uint32_t part, uint32_t chunks, const uint64_t* __restrict__ list,
@@ -399,20 +428,7 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
     rowwise::RowState* st = miss.state + r;
     const uint32_t t = threadIdx.x, above = k - k_rem;
     const uint32_t lo = uint32_t(uint64_t(n) * part / chunks), hi = uint32_t(uint64_t(n) * (part + 1) / chunks);
-    if (t == 0) { sm.nsel = 0; sm.ties = 0; }
-    __syncthreads();
-    // A copy of kth takes a slot by an atomic only while a plain read says slots are left.
-    const volatile uint32_t& ties_taken = sm.ties;
-    for (uint32_t i = lo + t; i < hi; i += kBlock) {
-        const uint64_t p = __ldcg(&list[i]);
-        const uint32_t key = uint32_t(p >> 32);
-        if (key > kth) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
-        else if (key == kth && ties_taken < k_rem) {
-            const uint32_t slot = atomicAdd(&sm.ties, 1u);
-            if (slot < k_rem) sm.sel[above + slot] = p;   // (this block has at most `above` keys above kth)
-        }
-    }
-    __syncthreads();
+    gather_winners<1>(list + lo, hi - lo, kth, k_rem, above, sm);
     const uint32_t mine = sm.nsel, copies = min(sm.ties, k_rem);
     if (t == 0) { s_at[0] = atomicAdd(&st->nsel, mine); s_at[1] = atomicAdd(&st->ties, copies); }
     __syncthreads();
@@ -597,7 +613,9 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (n >= kk && n <= cap)
             each_listed<4>(list, n, [&](uint32_t i, uint64_t p) { s_cand[i] = p; });
         __syncthreads();                     // every thread has read the tally before it is cleared
-        // (A counted long row keeps its list's length there until collect_together, or key_of_counts says no.)
+        // (A counted long row keeps its list's length there until collect_together, or key_of_counts says no. The
+        // kk-th key found right here instead, so that the tally is cleared once, cost bfloat16 4 x 2^24 k 1024 0.0697 ms
+        // against 0.0684-0.0685, float16 0.0671-0.0674 against 0.0658-0.0660: H200, same run; not explained.)
         if (t == 0) tally[r] = {counted && miss.state ? n : 0u, 0u, 0u, 0u};
     }
     // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk):
@@ -654,17 +672,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             }
         }
         if (pbits == 32) {                   // 16-bit keys, the kk-th key known (a ragged batch): one pass over the list
-            if (t == 0) { sm.nsel = 0; sm.ties = 0; }
-            __syncthreads();
-            // A copy of the kk-th key takes a tie slot by an atomic only while slots are left (a plain read
-            // first): in a bfloat16 row of uniform [-1, 1) the kk-th key is the top one, ~16K of the 32768.
-            const volatile uint32_t& ties_taken = sm.ties;
-            each_listed<8>(list, n, [&](uint32_t, uint64_t p) {
-                const uint32_t key = uint32_t(p >> 32);
-                if (key > kth || (key == kth && ties_taken < k_rem && atomicAdd(&sm.ties, 1u) < k_rem))
-                    sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
-            });
-            __syncthreads();
+            gather_winners<8>(list, n, kth, k_rem, kk - k_rem, sm);
             rowwise::write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
         } else {
             // The list is read 2-4 times from L2 by this one block (from the first digit its keys differ in:
