@@ -411,16 +411,22 @@ static void test_half_battery() {
     };
     report("rows_battery_half_types", count(rows, "float16") > 20 && count(rows, "bfloat16") > 20 &&
            count(rows32, "float16") == 0, "16-bit row cases missing (or present without 16-bit launchers)");
-    bool bench = false;
-    for (auto& c : rows) bench |= c.dist == "uniform:256x262144" && c.param == 256 && c.dtype == "bfloat16";
-    report("rows_battery_serving_shapes", bench, "256 x 262144 k 256 bfloat16 missing");
+    // has(v, dist, k, type): the battery v holds that case.
+    auto has = [](const std::vector<course::Case>& v, const char* dist, uint64_t k, const char* t) {
+        return std::any_of(v.begin(), v.end(), [&](auto& c) { return c.dist == dist && c.param == k && c.dtype == t; });
+    };
+    report("rows_battery_serving_shapes", has(rows, "uniform:256x262144", 256, "bfloat16"),
+           "256 x 262144 k 256 bfloat16 missing");
     // 128-256 winners of 16-bit rows, largest and smallest: write_winners places them by 32-bit ranks, or by the
     // packed keys when they lie 2^11 keys or more apart (the mixed rows' specials and negatives).
-    const bool ranked = std::any_of(rows.begin(), rows.end(), [](auto& c) {
-                            return c.dist == "mixed:1000x4097" && c.param == 256 && c.dtype == "float16"; }) &&
-                        std::any_of(rows.begin(), rows.end(), [](auto& c) {
-                            return c.dist == "mixed/smallest:7x128256" && c.param == 200 && c.dtype == "bfloat16"; });
-    report("rows_battery_ranked_winners", ranked, "16-bit rows with 128-256 winners missing");
+    report("rows_battery_ranked_winners", has(rows, "mixed:1000x4097", 256, "float16") &&
+           has(rows, "mixed/smallest:7x128256", 200, "bfloat16"), "16-bit rows with 128-256 winners missing");
+    // 16-bit rows past 2^20 whose winners 08 gathers from the row's list (gather_winners): by all the row's blocks
+    // (collect_together, both directions), and by one block in a ragged batch.
+    auto ragged = topk::rows::battery(o, true, true);
+    report("rows_battery_long_16bit", has(rows, "mixed:3x4194309", 1024, "bfloat16") &&
+           has(rows, "mixed/smallest:1x4194309", 700, "bfloat16") && has(ragged, "ragged:8x4194309", 2048, "bfloat16"),
+           "16-bit rows past 2^20 (collected from a list) missing");
     const bool chunked = std::count_if(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:64x16383"; }) >= 4 &&
                               std::any_of(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:40x40009"; });
     report("rows_battery_chunked_rows", chunked, "rows of 2-8 chunks (64 x 16383, 40 x 40009) missing");
