@@ -319,6 +319,15 @@ __device__ __forceinline__ void set_step(const MissedRows& miss, size_t r, unsig
     atomicExch(&miss.state[r].step, miss.call * 8 + step);
 }
 
+// Thread 0 of a long 16-bit row's last block, before its verdict kKthKnown: what the row's blocks need to collect its
+// winners together (the kk-th key and k_rem, as M's m_choose leaves a digit), and the row's winner counters zeroed.
+__device__ __forceinline__ void publish_kth(rowwise::RowState* st, uint32_t kth, uint32_t k_rem) {
+    st->prefix = kth;
+    st->k_rem = k_rem;
+    st->nsel = 0;
+    st->ties = 0;
+}
+
 // Every block of the row, with its share of a step done: the last to arrive (a ticket) runs last() with
 // its whole block; then the others may go on (wait = true), or leave (wait = false: the row's last step).
 // Returns whether this block was the last.
@@ -654,14 +663,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (counted) key_of_counts(sm.hist, least, kth, pbits, d, k_rem);
         if (kth_first) {
             if (t == 0) {
-                if (pbits == 32) {           // what the row's other blocks need of it: kth and k_rem
-                    miss.state[r].prefix = kth;
-                    miss.state[r].k_rem = k_rem;
-                    miss.state[r].nsel = 0;
-                    miss.state[r].ties = 0;
-                } else {
-                    tally[r].count = 0;
-                }
+                if (pbits == 32) publish_kth(miss.state + r, kth, k_rem);
+                else tally[r].count = 0;
                 set_step(miss, r, pbits == 32 ? kKthKnown : kHit);
             }
             __syncthreads();                 // the row's counters are zeroed before this block counts
