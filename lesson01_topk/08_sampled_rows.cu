@@ -623,8 +623,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             each_listed<4>(list, n, [&](uint32_t i, uint64_t p) { s_cand[i] = p; });
         __syncthreads();                     // every thread has read the tally before it is cleared
         // (A counted long row keeps its list's length there until collect_together, or key_of_counts says no. The
-        // kk-th key found right here instead, so that the tally is cleared once, cost bfloat16 4 x 2^24 k 1024 0.0697 ms
-        // against 0.0684-0.0685, float16 0.0671-0.0674 against 0.0658-0.0660: H200, same run; not explained.)
+        // kk-th key found right here instead, so that the tally is cleared once, cost bfloat16 4 x 2^24 k 1024 0.0695-0.0697
+        // ms against 0.0684-0.0685, float16 0.0670-0.0671 against 0.0658-0.0660: H200, same run; not in one ncu launch.)
         if (t == 0) tally[r] = {counted && miss.state ? n : 0u, 0u, 0u, 0u};
     }
     // 4. The k among the candidates (an upper set of the row's order: the kk largest when n >= kk):
