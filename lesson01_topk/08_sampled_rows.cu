@@ -757,6 +757,15 @@ bool takes(size_t rows, size_t cols, size_t k, Plan* plan = nullptr) {
     return true;
 }
 
+// The number a call's row steps carry (RowState::step = call * 8 + step): one count for every type and build of this
+// program, since they share M's row states. A count in each launch<T> (as before) let a float32 call's verdict pass for
+// that of the bfloat16 call with the same number: after one float32 call, the first bfloat16 call on 4 x 4194309 k 1024
+// returned wrong winners (H200; TUNING.md).
+inline unsigned long long next_call() {
+    static unsigned long long calls = 0;
+    return ++calls;
+}
+
 template <class T, class Reader>
 void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows, size_t len, size_t k, bool smallest,
             T* d_vals, uint32_t* d_idx) {
@@ -772,9 +781,8 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
     const bool by_all = !d_offsets && p.lcap > p.cap;
     MissedRows miss{};
     if (by_all) {
-        static unsigned long long calls = 0;
         const rowwise::MultiScratch m = rowwise::multi_scratch(rows, k);
-        miss = {m.state, m.hist, m.sel_key, m.sel_col, ++calls};
+        miss = {m.state, m.hist, m.sel_key, m.sel_col, next_call()};
     }
     auto run = [&](auto kernel) {
         course::allow_dynamic_smem(kernel, p.smem);
