@@ -464,11 +464,35 @@ private:
     course::DeviceArray<uint32_t> d_idx_;
 };
 
+// Two types in one process, one call after the other: the float32 case, then the same shape in bfloat16, each checked.
+// 08 once tagged a row's steps with a count of calls kept for each type, and its first bfloat16 call after one float32
+// call took that call's verdict for its own (TUNING.md); this case, first in run_rows' battery, starts both counts fresh.
+constexpr const char* kTwoTypes = "float32,bfloat16";
+class TwoTypesTrial : public course::Trial {
+public:
+    TwoTypesTrial(std::unique_ptr<course::Trial> first, std::unique_ptr<course::Trial> second)
+        : first_(std::move(first)), second_(std::move(second)) {
+        n = first_->n + second_->n;
+        bytes = first_->bytes + second_->bytes;
+        label = first_->label;
+    }
+    void run() override { first_->run(); second_->run(); }
+    void poison() override { first_->poison(); second_->poison(); }
+    course::CheckResult check() override {
+        course::CheckResult a = first_->check(), b = second_->check();
+        if (!a.ok) a.message = "float32: " + a.message;
+        if (!b.ok) b.message = "bfloat16 after float32: " + b.message;
+        return a.ok ? b : a;
+    }
+private:
+    std::unique_ptr<course::Trial> first_, second_;
+};
+
 // ---- the battery and the benchmark -----------------------------------------------------------------
 // Every rows value meets every cols value (up to 2^27 elements; --quick: 2^20) with k in
 // {1, 2, 8, 50, 1024, cols} on "mixed" (eight shapes in one matrix); each shape on its own for
 // 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows (k 256 too); rows of 2-8 chunks; 1 and 3 rows
-// of 2^22 + 5; and the benchmark's shapes.
+// of 2^22 + 5; and the benchmark's shapes. two_types (run_rows' programs): first, float32 then bfloat16 in one case.
 struct Bench { uint64_t rows, cols, k; };
 inline std::vector<Bench> bench_shapes() {
     return {{1, 128256, 50}, {64, 128256, 50}, {256, 256000, 1024}, {4096, 256, 8},
@@ -476,8 +500,10 @@ inline std::vector<Bench> bench_shapes() {
             {64, 131072, 256}, {256, 262144, 256}};
 }
 
-inline std::vector<course::Case> battery(const course::Options& o, bool half, bool ragged = false) {
+inline std::vector<course::Case> battery(const course::Options& o, bool half, bool ragged = false, bool two_types = false) {
     std::vector<course::Case> cases;
+    // (TwoTypesTrial) first, before any other call: 4 rows of 2^22 + 5, k = 1024 (08: a long row's blocks, collected together)
+    if (two_types && half && !o.quick) cases.push_back({4 * ((uint64_t(1) << 22) + 5), "uniform:4x4194309", 1024, kTwoTypes});
     auto add = [&](uint64_t r, uint64_t c, uint64_t k, const std::string& input, const char* type = "float32") {
         if (k < 1 || k > c) return;
         std::string name = input + ":" + std::to_string(r) + "x" + std::to_string(c);
@@ -630,7 +656,15 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher<float> 
     const bool half = f16 && bf16;
     const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
     course::LessonDef def = rows_lesson(version, half, ragged);
+    def.battery = [half, ragged](const course::Options& o) { return battery(o, half, ragged, true); };
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
+        if (c.dtype == kTwoTypes) {
+            course::Case a = c, b = c;
+            a.dtype = "float32";
+            b.dtype = "bfloat16";
+            return std::make_unique<TwoTypesTrial>(std::make_unique<RowsTrial<float>>(o, a, f32, lim),
+                                                   std::make_unique<RowsTrial<__nv_bfloat16>>(o, b, bf16, lim));
+        }
         if (o.has("lengths") || is_ragged(c.dist)) {
             if (c.dtype == "float16") return std::make_unique<RaggedTrial<__half>>(o, c, rag.f16);
             if (c.dtype == "bfloat16") return std::make_unique<RaggedTrial<__nv_bfloat16>>(o, c, rag.bf16);

@@ -427,6 +427,12 @@ static void test_half_battery() {
     report("rows_battery_long_16bit", has(rows, "mixed:3x4194309", 1024, "bfloat16") &&
            has(rows, "mixed/smallest:1x4194309", 700, "bfloat16") && has(ragged, "ragged:8x4194309", 2048, "bfloat16"),
            "16-bit rows past 2^20 (collected from a list) missing");
+    // run_rows' battery starts with float32 then bfloat16 in one case (TwoTypesTrial), before any other call; 07's has none.
+    auto first = topk::rows::battery(o, true, true, true);
+    report("rows_battery_two_types_first",
+           !first.empty() && first[0].dtype == topk::rows::kTwoTypes && first[0].dist == "uniform:4x4194309" &&
+               std::none_of(rows.begin(), rows.end(), [](auto& c) { return c.dtype == topk::rows::kTwoTypes; }),
+           "the two-types case is not first, or is in the plain battery");
     const bool chunked = std::count_if(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:64x16383"; }) >= 4 &&
                               std::any_of(rows.begin(), rows.end(), [](auto& c) { return c.dist == "mixed:40x40009"; });
     report("rows_battery_chunked_rows", chunked, "rows of 2-8 chunks (64 x 16383, 40 x 40009) missing");
