@@ -596,8 +596,9 @@ inline bool is_ragged(const std::string& dist) {
 }
 
 // The row-wise lesson's command line, option checks, battery and sweep: every row-wise program
-// (run_rows below, and 07_rows_multi_gpu, which drives its own jobs) starts from it.
-inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged) {
+// (run_rows below, and 07_rows_multi_gpu, which drives its own jobs) starts from it. two_types: the battery's first
+// case runs float32 then bfloat16 in one process (TwoTypesTrial; run_rows' programs, which build that trial).
+inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged, bool two_types = false) {
     course::LessonDef def;
     def.lesson = "01_topk_rows";
     def.version = version;
@@ -645,7 +646,7 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
             course::usage_error("--k " + std::to_string(o.param) + " is larger than the row length " +
                                 std::to_string(c) + " (k must be between 1 and cols)");
     };
-    def.battery = [half, ragged](const course::Options& o) { return battery(o, half, ragged); };
+    def.battery = [=](const course::Options& o) { return battery(o, half, ragged, two_types); };
     def.sweep = [ragged](const course::Options& o) { return sweep(o, ragged); };
     return def;
 }
@@ -655,8 +656,7 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher<float> 
                     RaggedLaunchers rag = {}) {
     const bool half = f16 && bf16;
     const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
-    course::LessonDef def = rows_lesson(version, half, ragged);
-    def.battery = [half, ragged](const course::Options& o) { return battery(o, half, ragged, true); };
+    course::LessonDef def = rows_lesson(version, half, ragged, true);
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
         if (c.dtype == kTwoTypes) {
             course::Case a = c, b = c;
