@@ -44,6 +44,15 @@ constexpr uint32_t kSmallK = kBlock / 4;     // k up to this: winners ranked by 
 // one block an SM on 256 rows (two waves) cost 0.0743 against 0.0697 (bfloat16 256 x 262144); on one row's
 // 31 blocks of 4136 keys 0.0148 against 0.0144-0.0145 (bfloat16 1 x 128256 k 50; not kept apart).
 constexpr uint32_t kAheadOneAnSm = 4, kAheadTwoAnSm = 2;
+// A grid of two blocks an SM streams its rows past L1 (load_once; a build of its own, kStream) where a row holds at
+// least this many keys for each candidate the threshold aims at (wanted): two blocks' shared memory leave L1 little
+// room for the pass's 64 KB in flight an SM, and each byte is read once. Measured (H200, same run, ms, plain loads /
+// streamed): bfloat16 256 x 256000 k 1024 0.0687 / 0.0652, 256 x 262144 k 256 0.0554 / 0.0517; float32 0.0978 /
+// 0.0953, 0.0850 / 0.0823. Denser rows lost (not explained): 512 x 32768 k 1024 (1 key in 8 wanted) 0.0599 / 0.0633,
+// 512 x 65536 0.0688 / 0.0748. The choice made per row at run time lost the gain (0.0683, its spills grew). The
+// one-an-SM builds gained and lost by shape and type (float32 64 x 131072 k 256 0.0249 / 0.0237, bfloat16 0.0196 /
+// 0.0198, float32 4 x 2^24 k 1024 0.1013 / 0.1041): they keep plain loads.
+constexpr uint32_t kStreamKeys = 32;
 
 // How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
 // buffer, and at least an eighth of it (not under 1024) in shared memory or a quarter of a long row's
@@ -94,13 +103,22 @@ __device__ uint32_t threshold_of_sample(uint32_t len, uint32_t want, uint32_t ca
     return pbits == 32 ? prefix : prefix << 10;   // (16-bit keys are whole after two digits)
 }
 
+// A 16-byte vector of a row read once: through the read-only path, without allocating its line in L1
+// (ld.global.nc.L1::no_allocate; PTX ISA 7.4, sm_70 and later).
+__device__ __forceinline__ uint4 load_once(const uint4* p) {
+    uint4 x;
+    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "l"(p));
+    return x;
+}
+
 // The pass over a block's chunk, [begin, end) of `row`: fv(vector, column of its first element) for each
 // aligned 16-byte vector and f(value, column) for the elements before and after them, with U vectors a
 // thread requested before the previous U are filtered (AlignedRows::each's unrolled loop waits for each
 // load in turn: ~1.5 us each on a loaded H100, TUNING.md), and the first U requested before setup()
 // runs, so that the threshold's select hides their latency. setup() is called once by every thread (it
-// may hold barriers); f and fv may use what it set.
-template <uint32_t U, class T, class Setup, class F, class FV>
+// may hold barriers); f and fv may use what it set. kStream: the vectors are read with load_once.
+template <uint32_t U, bool kStream, class T, class Setup, class F, class FV>
 __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t begin, uint32_t end, Setup&& setup,
                                             F&& f, FV&& fv) {
     static_assert(U >= 1, "at least one vector in flight");
@@ -112,7 +130,10 @@ __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t 
     uint4 cur[U], nxt[U];
     auto request = [&](uint4* v, uint32_t q0) {
 #pragma unroll
-        for (uint32_t u = 0; u < U; ++u) v[u] = q0 + u * kBlock < vecs ? rowv[q0 + u * kBlock] : uint4{};
+        for (uint32_t u = 0; u < U; ++u) {
+            if constexpr (kStream) v[u] = q0 + u * kBlock < vecs ? load_once(rowv + q0 + u * kBlock) : uint4{};
+            else v[u] = q0 + u * kBlock < vecs ? rowv[q0 + u * kBlock] : uint4{};
+        }
     };
     request(cur, t);
     setup();
@@ -472,7 +493,8 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
 // against 0.0307. Two blocks an SM where it holds 2048 threads (44 registers without the bound: one an SM).
 // kAhead: vectors a thread keeps requested in the pass; with kAheadOneAnSm the build is bound to one block
 // an SM instead (64 registers: the plan's grid is at most one block an SM; every kList build).
-template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm>
+// kStream: the pass reads past L1 (two-an-SM builds whose rows hold kStreamKeys keys a wanted candidate).
+template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm, bool kStream = false>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(kAhead == kAheadOneAnSm ? 1 : 2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
              uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
@@ -560,7 +582,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if constexpr (kList && sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
             start_count();
         };
-        filtered([&](auto& one, auto& vec) { staged_pass<kAhead>(row, begin, end, threshold, one, vec); });
+        filtered([&](auto& one, auto& vec) { staged_pass<kAhead, kStream>(row, begin, end, threshold, one, vec); });
     }
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
@@ -714,6 +736,7 @@ struct Plan {
     uint32_t chunks = 1, chunk = 0;
     unsigned grid = 0;
     bool one_an_sm = false;                  // grid <= SMs (always so for long rows): the kAheadOneAnSm build
+    bool stream = false;                     // else: rows of >= kStreamKeys keys a wanted candidate stream past L1
 };
 
 template <class T>
@@ -742,6 +765,7 @@ Plan plan_sampled(size_t rows, size_t len, size_t k) {
     p.grid = unsigned(rows * p.chunks);
     p.lcap = len > kShortLen && p.chunks > 1 ? kListCap : p.cap;
     p.one_an_sm = p.grid <= unsigned(course::device().sm_count);
+    p.stream = !p.one_an_sm && p.lcap == p.cap && len / kStreamKeys >= wanted(uint32_t(std::min(k, len)), p.cap, false);
     return p;
 }
 
@@ -795,7 +819,8 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
                                            p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
-    // Six builds: long rows (kList), grids of at most one block an SM, the rest; each for k <= kSmallK or not.
+    // Eight builds: long rows (kList), grids of at most one block an SM, the rest (streamed past L1 or not); each for
+    // k <= kSmallK or not.
     auto by_k = [&](auto small_k, auto large_k) {
         if (k <= kSmallK) run(small_k);
         else run(large_k);
@@ -804,6 +829,9 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
         by_k(sampled_rows<Reader, T, true, kSmallK, kAheadOneAnSm>, sampled_rows<Reader, T, true, rowwise::kBlockMaxK, kAheadOneAnSm>);
     else if (p.one_an_sm)
         by_k(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
+    else if (p.stream)
+        by_k(sampled_rows<Reader, T, false, kSmallK, kAheadTwoAnSm, true>,
+             sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadTwoAnSm, true>);
     else
         by_k(sampled_rows<Reader, T, false, kSmallK>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
 }
@@ -820,7 +848,7 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
              " blocks, " + std::to_string(p.lcap > p.cap ? p.lcap : p.cap) +
              (p.lcap > p.cap ? " candidates a row (a list in global memory)" : " candidates a row") +
              (!ragged && p.lcap > p.cap ? ", all resident (a missed row: 06's M by its blocks)" : "") +
-             (p.one_an_sm ? ", 4 vectors in flight a thread" : "")}};
+             (p.one_an_sm ? ", 4 vectors in flight a thread" : "") + (p.stream ? ", read past L1" : "")}};
     return v;
 }
 static course::PlanHook plan_hook(kernel_plans);
