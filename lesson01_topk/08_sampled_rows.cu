@@ -44,14 +44,16 @@ constexpr uint32_t kSmallK = kBlock / 4;     // k up to this: winners ranked by 
 // one block an SM on 256 rows (two waves) cost 0.0743 against 0.0697 (bfloat16 256 x 262144); on one row's
 // 31 blocks of 4136 keys 0.0148 against 0.0144-0.0145 (bfloat16 1 x 128256 k 50; not kept apart).
 constexpr uint32_t kAheadOneAnSm = 4, kAheadTwoAnSm = 2;
-// A grid of two blocks an SM streams its rows past L1 (load_once; a build of its own, kStream) where a row holds at
+// A grid of two blocks an SM streams its rows past L1 (load_once; builds of their own, kStream) where a row holds at
 // least this many keys for each candidate the threshold aims at (wanted): two blocks' shared memory leave L1 little
 // room for the pass's 64 KB in flight an SM, and each byte is read once. Measured (H200, same run, ms, plain loads /
-// streamed): bfloat16 256 x 256000 k 1024 0.0687 / 0.0652, 256 x 262144 k 256 0.0554 / 0.0517; float32 0.0978 /
-// 0.0953, 0.0850 / 0.0823. Denser rows lost (not explained): 512 x 32768 k 1024 (1 key in 8 wanted) 0.0599 / 0.0633,
-// 512 x 65536 0.0688 / 0.0748. The choice made per row at run time lost the gain (0.0683, its spills grew). The
-// one-an-SM builds gained and lost by shape and type (float32 64 x 131072 k 256 0.0249 / 0.0237, bfloat16 0.0196 /
-// 0.0198, float32 4 x 2^24 k 1024 0.1013 / 0.1041): they keep plain loads.
+// streamed): bfloat16 256 x 256000 k 1024 0.0688-0.0690 / 0.0649-0.0652, 256 x 262144 k 256 0.0556 / 0.0516-0.0517;
+// float32 0.0982-0.0984 / 0.0957, 0.0855-0.0858 / 0.0829-0.0830. Denser rows lost (not explained): 512 x 32768 k 1024
+// (1 key in 8 wanted) 0.0597-0.0599 / 0.0632-0.0633, 512 x 65536 k 1024 0.0687-0.0688 / 0.0748; at 1 in 32, bfloat16
+// 512 x 131072 k 1024 0.0895 / 0.0917-0.0920 (float32 0.1205-0.1206 / 0.1167-0.1170). Chosen per row at run time in the
+// plain builds, it lost the gain (0.0683-0.0684; more spills). The one-an-SM builds gained and lost by shape and type
+// (float32 64 x 131072 k 256 0.0249-0.0251 / 0.0237-0.0239, bfloat16 0.0196 / 0.0198, float32 4 x 2^24 k 1024
+// 0.1013-0.1014 / 0.1041-0.1044): they keep plain loads.
 constexpr uint32_t kStreamKeys = 32;
 
 // How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
