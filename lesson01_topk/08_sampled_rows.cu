@@ -53,7 +53,7 @@ constexpr uint32_t kAheadOneAnSm = 4, kAheadTwoAnSm = 2;
 // 512 x 131072 k 1024 0.0895 / 0.0917-0.0920 (float32 0.1205-0.1206 / 0.1167-0.1170). Chosen per row at run time in the
 // plain builds, it lost the gain (0.0683-0.0684; more spills). The one-an-SM builds gained and lost by shape and type
 // (float32 64 x 131072 k 256 0.0249-0.0251 / 0.0237-0.0239, bfloat16 0.0196 / 0.0198, float32 4 x 2^24 k 1024
-// 0.1013-0.1014 / 0.1041-0.1044): they keep plain loads.
+// 0.1013-0.1014 / 0.1041-0.1044): the short-row ones keep plain loads (16-bit long rows: see the kernel).
 constexpr uint32_t kStreamKeys = 32;
 
 // How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
@@ -495,7 +495,8 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
 // against 0.0307. Two blocks an SM where it holds 2048 threads (44 registers without the bound: one an SM).
 // kAhead: vectors a thread keeps requested in the pass; with kAheadOneAnSm the build is bound to one block
 // an SM instead (64 registers: the plan's grid is at most one block an SM; every kList build).
-// kStream: the pass reads past L1 (two-an-SM builds whose rows hold kStreamKeys keys a wanted candidate).
+// kStream: the pass reads past L1 (two-an-SM builds whose rows hold kStreamKeys keys a wanted candidate; 16-bit
+// kList builds always do).
 template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm, bool kStream = false>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(kAhead == kAheadOneAnSm ? 1 : 2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
@@ -584,7 +585,12 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if constexpr (kList && sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
             start_count();
         };
-        filtered([&](auto& one, auto& vec) { staged_pass<kAhead, kStream>(row, begin, end, threshold, one, vec); });
+        // Past L1 (load_once): kStream's builds, and every 16-bit long row (H200, same run, ms, plain / past L1:
+        // bfloat16 4 x 2^24 k 1024 0.0685-0.0687 / 0.0661-0.0664, 2 x 2^24 k 256 0.0475-0.0477 / 0.0447-0.0448, float16
+        // 8 x 4194309 k 1024 0.0522-0.0523 / 0.0497-0.0498; the ragged batch with such rows lost 1 %). float32 long rows
+        // lost (4 x 2^24 k 1024 0.1013-0.1014 / 0.1041-0.1044) and keep the plain load.
+        constexpr bool kPastL1 = kStream || (kList && sizeof(T) == 2);
+        filtered([&](auto& one, auto& vec) { staged_pass<kAhead, kPastL1>(row, begin, end, threshold, one, vec); });
     }
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
