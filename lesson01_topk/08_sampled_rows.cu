@@ -12,9 +12,9 @@
 // Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys also counted
 // by whole key at hand-in, so all the row's blocks collect its winners); a row the sample misses is finished by all its
 // blocks with 06's M steps, in the same kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0197-0.0199; 256 x 262144 k 256 0.1132-0.1133;
-// 4 x 2^24 k 1024 0.1312-0.1314, bfloat16 0.0833-0.0840; serving k 2048 0.0329-0.0330. H200: 64 x 131072 0.0249-0.0250,
-// bfloat16 0.0196-0.0197; 4 x 2^24 0.1011, bfloat16 0.0685-0.0686.
+// Measured (H100, before rows were read past L1): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0197-0.0199; 4 x
+// 2^24 k 1024 0.1312-0.1314, bfloat16 0.0833-0.0840. H200: 64 x 131072 0.0249, bfloat16 0.0195-0.0196; 256 x 262144 k
+// 256 0.0829-0.0830, bfloat16 0.0516-0.0517; 4 x 2^24 0.1023-0.1026, bfloat16 0.0661-0.0664; serving k 2048 0.0323.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
