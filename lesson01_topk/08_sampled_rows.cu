@@ -495,8 +495,8 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
 // against 0.0307. Two blocks an SM where it holds 2048 threads (44 registers without the bound: one an SM).
 // kAhead: vectors a thread keeps requested in the pass; with kAheadOneAnSm the build is bound to one block
 // an SM instead (64 registers: the plan's grid is at most one block an SM; every kList build).
-// kStream: the pass reads past L1 (two-an-SM builds whose rows hold kStreamKeys keys a wanted candidate; 16-bit
-// kList builds always do).
+// kStream: the pass reads past L1 (two-an-SM builds whose rows hold kStreamKeys keys a wanted candidate; the
+// 16-bit kList builds read past L1 without it).
 template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm, bool kStream = false>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(kAhead == kAheadOneAnSm ? 1 : 2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
