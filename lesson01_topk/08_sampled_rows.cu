@@ -53,7 +53,7 @@ constexpr uint32_t kAheadOneAnSm = 4, kAheadTwoAnSm = 2;
 // 512 x 131072 k 1024 0.0895 / 0.0917-0.0920 (float32 0.1205-0.1206 / 0.1167-0.1170). Chosen per row at run time in the
 // plain builds, it lost the gain (0.0683-0.0684; more spills). The one-an-SM builds gained and lost by shape and type
 // (float32 64 x 131072 k 256 0.0249-0.0251 / 0.0237-0.0239, bfloat16 0.0196 / 0.0198, float32 4 x 2^24 k 1024
-// 0.1013-0.1014 / 0.1041-0.1044): the short-row ones keep plain loads (16-bit long rows: see the kernel).
+// 0.1013-0.1014 / 0.1041-0.1044): the short-row ones keep plain loads (16-bit long rows: see Plan).
 constexpr uint32_t kStreamKeys = 32;
 
 // How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
@@ -495,8 +495,7 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
 // against 0.0307. Two blocks an SM where it holds 2048 threads (44 registers without the bound: one an SM).
 // kAhead: vectors a thread keeps requested in the pass; with kAheadOneAnSm the build is bound to one block
 // an SM instead (64 registers: the plan's grid is at most one block an SM; every kList build).
-// kStream: the pass reads past L1 (two-an-SM builds whose rows hold kStreamKeys keys a wanted candidate; the
-// 16-bit kList builds read past L1 without it).
+// kStream: the pass reads past L1 (the plan's `stream`: see Plan).
 template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm, bool kStream = false>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(kAhead == kAheadOneAnSm ? 1 : 2, kBlock))
 sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
@@ -585,12 +584,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if constexpr (kList && sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
             start_count();
         };
-        // Past L1 (load_once): kStream's builds, and every 16-bit long row (H200, same run, ms, plain / past L1:
-        // bfloat16 4 x 2^24 k 1024 0.0685-0.0687 / 0.0661-0.0664, 2 x 2^24 k 256 0.0475-0.0477 / 0.0447-0.0448, float16
-        // 8 x 4194309 k 1024 0.0522-0.0523 / 0.0497-0.0498; the ragged batch with such rows lost 1 %). float32 long rows
-        // lost (4 x 2^24 k 1024 0.1013-0.1014 / 0.1041-0.1044) and keep the plain load.
-        constexpr bool kPastL1 = kStream || (kList && sizeof(T) == 2);
-        filtered([&](auto& one, auto& vec) { staged_pass<kAhead, kPastL1>(row, begin, end, threshold, one, vec); });
+        filtered([&](auto& one, auto& vec) { staged_pass<kAhead, kStream>(row, begin, end, threshold, one, vec); });
     }
     __syncthreads();
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
@@ -744,7 +738,12 @@ struct Plan {
     uint32_t chunks = 1, chunk = 0;
     unsigned grid = 0;
     bool one_an_sm = false;                  // grid <= SMs (always so for long rows): the kAheadOneAnSm build
-    bool stream = false;                     // else: rows of >= kStreamKeys keys a wanted candidate stream past L1
+    // The pass reads past L1 (load_once, the kStream builds): two-an-SM grids whose rows hold kStreamKeys keys a wanted
+    // candidate, and every 16-bit long row (H200, same run, ms, plain / past L1: bfloat16 4 x 2^24 k 1024 0.0685-0.0687 /
+    // 0.0661-0.0664, 2 x 2^24 k 256 0.0475-0.0477 / 0.0447-0.0448, float16 8 x 4194309 k 1024 0.0522-0.0523 /
+    // 0.0497-0.0498; the ragged batch with such rows lost 1 %). float32 long rows lost (4 x 2^24 k 1024 0.1013-0.1014 /
+    // 0.1041-0.1044) and keep the plain load.
+    bool stream = false;
 };
 
 template <class T>
@@ -754,8 +753,8 @@ Plan plan_sampled(size_t rows, size_t len, size_t k) {
     Plan p;
     p.cap = b.cand;
     p.smem = b.smem;
-    const auto small_k = sampled_rows<rowwise::AlignedRows, T, true, kSmallK, kAheadOneAnSm>;
-    const auto large_k = sampled_rows<rowwise::AlignedRows, T, true, rowwise::kBlockMaxK, kAheadOneAnSm>;
+    const auto small_k = sampled_rows<rowwise::AlignedRows, T, true, kSmallK, kAheadOneAnSm, sizeof(T) == 2>;
+    const auto large_k = sampled_rows<rowwise::AlignedRows, T, true, rowwise::kBlockMaxK, kAheadOneAnSm, sizeof(T) == 2>;
     const size_t per_sm = len > kShortLen ? size_t(std::min(course::resident_blocks(small_k, kBlock, p.smem),
                                                             course::resident_blocks(large_k, kBlock, p.smem)))
                                           : 1;
@@ -773,7 +772,8 @@ Plan plan_sampled(size_t rows, size_t len, size_t k) {
     p.grid = unsigned(rows * p.chunks);
     p.lcap = len > kShortLen && p.chunks > 1 ? kListCap : p.cap;
     p.one_an_sm = p.grid <= unsigned(course::device().sm_count);
-    p.stream = !p.one_an_sm && p.lcap == p.cap && len / kStreamKeys >= wanted(uint32_t(std::min(k, len)), p.cap, false);
+    p.stream = p.lcap > p.cap ? sizeof(T) == 2
+                              : !p.one_an_sm && len / kStreamKeys >= wanted(uint32_t(std::min(k, len)), p.cap, false);
     return p;
 }
 
@@ -827,14 +827,15 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
                                            p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
-    // Eight builds: long rows (kList), grids of at most one block an SM, the rest (streamed past L1 or not); each for
-    // k <= kSmallK or not.
+    // Eight builds a type: long rows (kList), grids of at most one block an SM, the rest (read past L1 or not); each for
+    // k <= kSmallK or not. Long rows read past L1 in 16-bit types, always (p.stream), in float32 never.
     auto by_k = [&](auto small_k, auto large_k) {
         if (k <= kSmallK) run(small_k);
         else run(large_k);
     };
     if (p.lcap > p.cap)
-        by_k(sampled_rows<Reader, T, true, kSmallK, kAheadOneAnSm>, sampled_rows<Reader, T, true, rowwise::kBlockMaxK, kAheadOneAnSm>);
+        by_k(sampled_rows<Reader, T, true, kSmallK, kAheadOneAnSm, sizeof(T) == 2>,
+             sampled_rows<Reader, T, true, rowwise::kBlockMaxK, kAheadOneAnSm, sizeof(T) == 2>);
     else if (p.one_an_sm)
         by_k(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
     else if (p.stream)
@@ -847,9 +848,13 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
     const topk::rows::Shape s = topk::rows::parse_case(o, c);
     const bool ragged = topk::rows::is_ragged(c.dist) || o.has("lengths");
-    Plan p;
-    if (ragged) p = plan_sampled<float>(s.rows, s.cols, c.param);
-    else if (!takes<float>(s.rows, s.cols, c.param, &p)) return rowwise::kernel_plans(o, c);
+    Plan p;                                  // the case's type's plan (16-bit long rows read past L1)
+    auto plan_as = [&](auto t) {
+        using T = decltype(t);
+        if (ragged) p = plan_sampled<T>(s.rows, s.cols, c.param);
+        return ragged || takes<T>(s.rows, s.cols, c.param, &p);
+    };
+    if (!(c.dtype == "float32" ? plan_as(float{}) : plan_as(__half{}))) return rowwise::kernel_plans(o, c);
     std::vector<course::KernelPlan> v{
         {"sampled_rows", kBlock, p.smem, 1, 1,
          std::to_string(p.chunks) + (p.chunks == 1 ? " block a row of " : " blocks a row of ") + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +
