@@ -9,12 +9,12 @@
 // row's last block to finish selects the k among them in shared memory (short_select). If the
 // sample misled it (fewer than k passed, or more than the buffer holds: all-equal rows, a few
 // levels) that block runs 06's block path on the row: slower, never wrong. One launch in all.
-// Rows past 2^20 (to 2^25, several blocks each) keep ~32768 candidates in global memory (16-bit keys also counted
+// Rows past 2^20 (to 2^25, several blocks each) keep 8192-24576 candidates in global memory (16-bit keys also counted
 // by whole key at hand-in, so all the row's blocks collect its winners); a row the sample misses is finished by all its
 // blocks with 06's M steps, in the same kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
-// Measured (H100, before rows were read past L1): 64 x 131072 k 256 in 0.0275-0.0276 ms, bfloat16 0.0197-0.0199; 4 x
-// 2^24 k 1024 0.1312-0.1314, bfloat16 0.0833-0.0840. H200: 64 x 131072 0.0249, bfloat16 0.0195-0.0196; 256 x 262144 k
-// 256 0.0829-0.0830, bfloat16 0.0516-0.0517; 4 x 2^24 0.1023-0.1026, bfloat16 0.0661-0.0664; serving k 2048 0.0323.
+// Measured (H100, before rows were read past L1 and long rows kept fewer candidates): 64 x 131072 k 256 in 0.0275-
+// 0.0276 ms, bfloat16 0.0197-0.0199; 4 x 2^24 k 1024 0.1312-0.1314, bfloat16 0.0833-0.0840. H200: 64 x 131072 0.0249,
+// bfloat16 0.0196-0.0197; 256 x 262144 k 256 0.0827, bfloat16 0.0518; 4 x 2^24 0.0946-0.0947, bfloat16 0.0630-0.0632.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -56,15 +56,18 @@ constexpr uint32_t kAheadOneAnSm = 4, kAheadTwoAnSm = 2;
 // 0.1013-0.1014 / 0.1041-0.1044): the short-row ones keep plain loads (16-bit long rows: see Plan).
 constexpr uint32_t kStreamKeys = 32;
 
-// How many of a row's keys the threshold should let through: 4 kk, at most half of the candidate
-// buffer, and at least an eighth of it (not under 1024) in shared memory or a quarter of a long row's
-// list, so that the sample's error rarely lands below kk or above cap; where that leaves less than
-// 1.5 kk (k near cap / 2: a T4's 4096 at k = 2048), halfway from kk to cap. Fewer candidates shorten
-// the hand-in and the select: a quarter in shared memory (2560 on an H100) cost 0.0320 ms against
-// 0.0310 (64 x 131072 k 256, same run), where 1280 still leaves ~20 of its 2048 samples above the threshold.
-__host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap, bool list) {
-    const uint32_t least = list ? cap / 4 : max(cap / 8, 1024u);
-    const uint32_t w = min(max(4 * kk, least), cap / 2);
+// How many of a row's keys the threshold should let through: 4 kk plus `margin`, at most half of the candidate
+// buffer, and at least an eighth of it (not under 1024) in shared memory or a sixteenth of a long row's list;
+// where that leaves less than 1.5 kk (k near cap / 2: a T4's 4096 at k = 2048), halfway from kk to cap. Fewer
+// candidates shorten the hand-in and the select: a quarter in shared memory (2560 on an H100) cost 0.0320 ms
+// against 0.0310 (64 x 131072 k 256, same run), where 1280 still leaves ~20 of its 2048 samples above the threshold.
+// A long row (its margin: long_margin) aimed at a quarter of its list before; then / now (H200, same run, ms): 4 x
+// 2^24 k 1024 0.1021-0.1024 / 0.0946-0.0947, bfloat16 0.0662-0.0663 / 0.0630-0.0632; 2 x 1048583 k 1024 0.0372-0.0373
+// / 0.0237; bfloat16 ragged 8 x 4194309 k 2048 0.0595 / 0.0442-0.0443. An eighth and no margin ran float32 1 x 2^25
+// k 2048 in 0.0602-0.0613 ms (0.0687-0.0693 now, 0.0749-0.0758 then), but there a row in 570 would miss (j = 4).
+__host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap, bool list, uint32_t margin = 0) {
+    const uint32_t least = list ? cap / 16 : max(cap / 8, 1024u);
+    const uint32_t w = min(max(4 * kk + margin, least), cap / 2);
     return w < kk + kk / 2 ? (kk + cap) / 2 : w;
 }
 
@@ -73,6 +76,14 @@ __host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap, bool list)
 __host__ __device__ inline uint32_t samples_for(uint32_t len, uint32_t cap) {
     const uint32_t s = 2048u * max(1u, (len + (1u << 18) - 1) >> 18);
     return min(min(s, 8192u), 2 * cap);
+}
+
+// A long row's margin over 4 kk: 4 samples' worth of its keys. The threshold is the j-th largest of S samples, j =
+// want S / len, and misses (fewer than kk keys pass) when j of them land among the row's top kk - 1 keys, a Poisson
+// count of mean lambda = kk S / len; want = 4 kk + 4 len / S keeps j >= 4 lambda + 4, and a miss under 2 in 10^5 rows
+// for any lambda. (The floor alone, 8192 of a list of 131072, would leave j = 2 where lambda is 0.5: 1 row in 11.)
+__host__ __device__ inline uint32_t long_margin(uint32_t len, uint32_t cap) {
+    return 4 * (len / samples_for(len, cap));
 }
 
 // The sample of a row longer than the candidate buffer: S keys read in pieces of 32 consecutive
@@ -418,7 +429,7 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 // counts them; a list holds at most `above` of them), and up to k_rem of its copies from sm.sel[above] on (sm.ties
 // counts those that came, at most k_rem placed). U loads in flight a thread (each_listed). A copy takes a slot by an
 // atomic only while a plain read says slots are left: in a bfloat16 row of uniform [-1, 1) the kk-th key is the top
-// one, ~16K of a list of 32768. A ragged batch's long row (one block, the whole list) put each copy it kept after
+// one, ~16K copies, the whole list. A ragged batch's long row (one block, the whole list) put each copy it kept after
 // a second atomic on sm.nsel before: bfloat16 8 x 4194309 ragged k 2048 0.0610-0.0612 ms, now 0.0590-0.0592 (H200,
 // same run). Contains barriers: call from every thread.
 template <uint32_t U>
@@ -445,7 +456,7 @@ __device__ __forceinline__ void gather_winners(const uint64_t* __restrict__ list
 // call. One block took the whole list before (32768 entries, 13.3 us of bfloat16 4 x 2^24 k 1024 in an older
 // build's stamps); now its share takes ~2 us, and that shape 0.0840 ms against 0.0903-0.0906 (H100, same run).
 // Each block gathers its share's winners in shared memory and takes its places among the row's with one atomic
-// a kind (a uniform bfloat16 row's kk-th key is its top one, with ~32K copies in the list: an atomic on the
+// a kind (a uniform bfloat16 row's kk-th key is its top one, with ~16K copies in the list: an atomic on the
 // row's counter for each copy was not measured apart). Called by every block of the row (k = kk: not ragged).
 // Every block ordering an equal share of the winners (a winner's place counted by one warp), after a second row
 // barrier, was slower (H200, same run): bfloat16 4 x 2^24 k 1024 0.0698-0.0704 ms against 0.0691, 3 x 4194309 k 2048
@@ -483,7 +494,7 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
 
 // Block (row, chunk): the row's threshold from the sample, one pass over its chunk keeping the keys
 // at or above it, the candidates appended to the row's list; the row's last block selects from them.
-// A row longer than kShortLen (with several blocks) aims at about 32768 candidates, which its list in
+// A row longer than kShortLen (with several blocks) aims at 8192-24576 candidates (wanted), which its list in
 // global memory holds (lcap = kListCap) and its last block selects from there (16-bit keys: the kk-th
 // key from the row's whole-key counts, then one pass; else 06's select_row); a
 // block whose shared buffer fills spills the rest straight to the list. When `miss` is given, the row's
@@ -578,8 +589,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     } else {                                 // the sample's loads go out ahead of the pass's first ones
         sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));
         auto threshold = [&] {
-            const uint32_t tau = threshold_of_sample<T>(len, wanted(kk, long_row ? lcap : cap, long_row), cap,
-                                                        reinterpret_cast<uint32_t*>(s_cand), sm);
+            const uint32_t want = wanted(kk, long_row ? lcap : cap, long_row, long_row ? long_margin(len, cap) : 0);
+            const uint32_t tau = threshold_of_sample<T>(len, want, cap, reinterpret_cast<uint32_t*>(s_cand), sm);
             bar = topk::bar_of<T>(tau, smallest);
             if constexpr (kList && sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
             start_count();
