@@ -13,8 +13,8 @@
 // by whole key at hand-in, so all the row's blocks collect its winners); a row the sample misses is finished by all its
 // blocks with 06's M steps, in the same kernel. k <= 2048 (else M); rows <= 256: 06's W. Ragged batches too.
 // Measured (H100, before rows were read past L1 and long rows kept fewer candidates): 64 x 131072 k 256 in 0.0275-
-// 0.0276 ms, bfloat16 0.0197-0.0199; 4 x 2^24 k 1024 0.1312-0.1314, bfloat16 0.0833-0.0840. H200: 64 x 131072 0.0249,
-// bfloat16 0.0196-0.0197; 256 x 262144 k 256 0.0827, bfloat16 0.0518; 4 x 2^24 0.0946-0.0947, bfloat16 0.0630-0.0632.
+// 0.0276 ms, bfloat16 0.0197-0.0199; 4 x 2^24 k 1024 0.1312-0.1314, bfloat16 0.0833-0.0840. H200: 64 x 131072 0.0250,
+// bfloat16 0.0197-0.0198; 256 x 262144 k 256 0.0827, bfloat16 0.0517; 4 x 2^24 0.0945-0.0946, bfloat16 0.0631-0.0632.
 // Build alone:  nvcc -O3 -arch=native -o topk08 08_sampled_rows.cu
 // Run:          ./topk08 --rows 64 --n 131072 --k 256 [--type bfloat16]     ./topk08 --test     --plan
 #define COURSE_NO_MAIN
@@ -84,6 +84,19 @@ __host__ __device__ inline uint32_t samples_for(uint32_t len, uint32_t cap) {
 // for any lambda. (The floor alone, 8192 of a list of 131072, would leave j = 2 where lambda is 0.5: 1 row in 11.)
 __host__ __device__ inline uint32_t long_margin(uint32_t len, uint32_t cap) {
     return 4 * (len / samples_for(len, cap));
+}
+
+// A row in shared memory aims at no more than its sample needs either, where that is fewer than wanted's: kk + (4.5
+// sqrt(lambda) + 3) len / S keys (j >= lambda + 4.5 sqrt(lambda) + 3: a miss under 1 row in 10^5 for any lambda), not
+// under wanted's floor. 4 kk is more where lambda is large: k = 1024 at 256000 keys (lambda 8.2) aims at 3008, not
+// 4096. Then / now (H200, same run, ms): float32 512 x 32768 k 1024 0.0715-0.0716 / 0.0612-0.0613, 256 x 256000 k 1024
+// 0.0958 / 0.0948, serving k 2048 0.0323-0.0324 / 0.0297-0.0298; bfloat16 serving 0.0305-0.0306 / 0.0281. Where the aim
+// is the same, the arithmetic cost up to 1.7 % (bfloat16 64 x 128256 k 50 0.0178-0.0179 / 0.0181). Taken where it was
+// more too (1454 at 256 x 262144 k 256), it cost bfloat16 serving 0.0305 / 0.0325-0.0326 (not explained).
+__host__ __device__ inline uint32_t short_want(uint32_t kk, uint32_t len, uint32_t cap) {
+    const float per = float(len) / float(samples_for(len, cap));
+    const uint32_t need = kk + uint32_t((4.5f * sqrtf(float(kk) / per) + 3.f) * per);
+    return min(wanted(kk, cap, false), max(need, max(cap / 8, 1024u)));
 }
 
 // The sample of a row longer than the candidate buffer: S keys read in pieces of 32 consecutive
@@ -589,7 +602,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     } else {                                 // the sample's loads go out ahead of the pass's first ones
         sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));
         auto threshold = [&] {
-            const uint32_t want = wanted(kk, long_row ? lcap : cap, long_row, long_row ? long_margin(len, cap) : 0);
+            const uint32_t want = long_row ? wanted(kk, lcap, true, long_margin(len, cap)) : short_want(kk, len, cap);
             const uint32_t tau = threshold_of_sample<T>(len, want, cap, reinterpret_cast<uint32_t*>(s_cand), sm);
             bar = topk::bar_of<T>(tau, smallest);
             if constexpr (kList && sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
