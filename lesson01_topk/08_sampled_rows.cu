@@ -66,8 +66,11 @@ constexpr uint32_t kStreamKeys = 32;
 // 2^24 k 1024 0.1021-0.1024 / 0.0946-0.0947, bfloat16 0.0662-0.0663 / 0.0630-0.0632; 2 x 1048583 k 1024 0.0372-0.0373
 // / 0.0237; bfloat16 ragged 8 x 4194309 k 2048 0.0595 / 0.0442-0.0443. An eighth and no margin ran float32 1 x 2^25
 // k 2048 in 0.0602-0.0613 ms (0.0687-0.0693 now, 0.0749-0.0758 then), but there a row in 570 would miss (j = 4).
+__host__ __device__ inline uint32_t least_wanted(uint32_t cap, bool list) {
+    return list ? cap / 16 : max(cap / 8, 1024u);
+}
 __host__ __device__ inline uint32_t wanted(uint32_t kk, uint32_t cap, bool list, uint32_t margin = 0) {
-    const uint32_t least = list ? cap / 16 : max(cap / 8, 1024u);
+    const uint32_t least = least_wanted(cap, list);
     const uint32_t w = min(max(4 * kk + margin, least), cap / 2);
     return w < kk + kk / 2 ? (kk + cap) / 2 : w;
 }
@@ -97,7 +100,7 @@ __host__ __device__ inline uint32_t long_margin(uint32_t len, uint32_t cap) {
 __host__ __device__ inline uint32_t short_want(uint32_t kk, uint32_t len, uint32_t cap) {
     const float per = float(len) / float(samples_for(len, cap));
     const uint32_t need = kk + uint32_t((4.5f * sqrtf(float(kk) / per) + 3.f) * per);
-    return min(wanted(kk, cap, false), max(need, max(cap / 8, 1024u)));
+    return min(wanted(kk, cap, false), max(need, least_wanted(cap, false)));
 }
 
 // The sample of a row longer than the candidate buffer: S keys read in pieces of 32 consecutive
