@@ -94,7 +94,7 @@ host-tests: $(HOST_TESTS)
 # print one table. Its wrong/ and exercises/ programs are built by `make`, `make test`, `make grade`.
 define lesson_target
 lesson$(1): $$(patsubst %.cu,$(BUILD)/%,$$(wildcard $(2)/*.cu))
-	@bash tests/lesson_table.sh $(BUILD) $(2) $(PYTHON)
+	@bash tools/lesson_table.sh $(BUILD) $(2) $(PYTHON)
 endef
 $(eval $(call lesson_target,01,lesson01_topk))
 $(eval $(call lesson_target,02,lesson02_scan))
@@ -110,7 +110,7 @@ test: all
 bench: all
 	@$(MAKE) --no-print-directory bench-run
 
-# The sweep itself, over whatever is built (tests/gpu_batch.sh calls it after `make -k`): every
+# The sweep itself, over whatever is built (tools/gpu_batch.sh calls it after `make -k`): every
 # version of LESSONS, or only BENCH_PROGRAMS="build/lesson04_sort/00_cub ..." when given.
 bench-run:
 	@gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \

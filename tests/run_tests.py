@@ -12,8 +12,8 @@ Host part (runs anywhere, no GPU needed):
     random argument vectors against one program of each lesson (exit 0/2/77, one error line)
   * tests/test_notes.py: learner-only lesson notes, version files that hold their own kernels and
     carry no tuning knobs
-  * the shell scripts parse; the GPU-only steps (ncu_gaps.sh, gpu_batch.sh's targets) exit 77
-    without a GPU; tests/target_ratios.py's ratios on a planted CSV
+  * the shell scripts (tests/, tools/, .ci/run) parse; the GPU-only tools (tools/ncu_gaps.sh,
+    tools/gpu_batch.sh's targets) exit 77 without a GPU; tools/target_ratios.py's ratios on a planted CSV
 GPU part (only where a GPU is present; otherwise each case is reported SKIPPED, never passed,
 and if nvidia-smi does list a GPU while the programs cannot use it, that is one FAIL):
   * every version's --test battery (exit 0)
@@ -350,14 +350,15 @@ def notes_tests():
 
 def script_tests(tmp):
     """The shell scripts parse (bash -n), and the GPU-only ones say 'skipped' (77) without a GPU."""
-    scripts = sorted(glob.glob(os.path.join(ROOT, "tests", "*.sh"))) + [os.path.join(ROOT, ".ci", "run")]
+    scripts = sorted(glob.glob(os.path.join(ROOT, "tests", "*.sh")) + glob.glob(os.path.join(ROOT, "tools", "*.sh"))) + \
+        [os.path.join(ROOT, ".ci", "run")]
     bad = [os.path.relpath(f, ROOT) for f in scripts if run(["bash", "-n", f])[0] != 0]
     report("PASS" if not bad else "FAIL", f"shell scripts parse ({len(scripts)})", ", ".join(bad))
-    sub_suite([sys.executable, os.path.join(ROOT, "tests", "target_ratios.py"), "--self-test"],
+    sub_suite([sys.executable, os.path.join(ROOT, "tools", "target_ratios.py"), "--self-test"],
               "target_ratios.py (the targets step's ratios) on a planted CSV", "target_ratios: ", 6, timeout=60)
     if not gpu_visible():
         out_dir = os.path.join(tmp, "targets")
-        rc, out, err = run(["bash", os.path.join(ROOT, "tests", "gpu_batch.sh")],
+        rc, out, err = run(["bash", os.path.join(ROOT, "tools", "gpu_batch.sh")],
                            env=dict(os.environ, OUT=out_dir, STEPS="targets"))
         built = os.path.exists(os.path.join(out_dir, "targets_build.log"))
         ok = rc == EXIT_NO_DEVICE and "no GPU" in out and not built
@@ -367,7 +368,7 @@ def script_tests(tmp):
         report("SKIP", "ncu_gaps.sh without a GPU", "this machine has a GPU and ncu")
         return
     out_dir = os.path.join(tmp, "ncu_gaps")
-    rc, out, err = run(["bash", os.path.join(ROOT, "tests", "ncu_gaps.sh")], env=dict(os.environ, OUT=out_dir))
+    rc, out, err = run(["bash", os.path.join(ROOT, "tools", "ncu_gaps.sh")], env=dict(os.environ, OUT=out_dir))
     built = os.path.exists(os.path.join(out_dir, "ncu_build.log"))
     ok = rc == EXIT_NO_DEVICE and "no GPU or no ncu" in out and not built
     report("PASS" if ok else "FAIL", "ncu_gaps.sh without a GPU or ncu: says so, builds nothing, exit 77",

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # One batch on a GPU machine: build, then any of: the tests, the sanitizers, the benchmark, the
 # headline cases, the ncu profiles of the gaps. Logs go to $OUT (default gpu-logs/); a short digest is printed last.
-#   STEPS="build test sanitize bench" LESSONS="lesson02_scan lesson05_histogram" QUICK=1 tests/gpu_batch.sh
+#   STEPS="build test sanitize bench" LESSONS="lesson02_scan lesson05_histogram" QUICK=1 tools/gpu_batch.sh
 # LESSONS narrows every step (the build too: only those lessons' programs, wrong/ and exercises/).
 # GPU_ONLY=1 skips the host half of the tests (and the host-test build). SWEEP="build/a build/b"
 # sweeps only those programs instead of every version of LESSONS (bars included: list them); the
 # rows are merged into results/<gpu>.csv there, and the CSV is copied to $OUT.
 # The build keeps going past a program that fails to compile (make -k), so one broken file does
 # not hide the results of the rest.
-# The headline step (what tests/gpu_headline.sh runs) builds only each lesson's best versions and
+# The headline step (what tools/gpu_headline.sh runs) builds only each lesson's best versions and
 # their library bars, then runs the lessons' headline cases, each best version right after its bar
 # in the same run, ROUNDS rounds (default 2); rows go to $OUT/<gpu>.csv, and the table is printed
 # as it runs (and kept in $OUT/headline.log). Without a GPU it does nothing and the batch exits 77.
@@ -23,7 +23,7 @@
 # build_compute_XX/) and runs each --test --quick as a T4, an A100 and an L4 (COURSE_GPU_PROFILE):
 # PORT_PROFILES="t4:compute_75 a100:compute_80 l4:compute_89" chooses the pairs; a plain arch
 # (rtx5090:90) reuses the build step's programs (the newest code an H100 runs, with that GPU's limits).
-# The ncu step (what tests/ncu_gaps.sh runs) builds the best versions that still trail their library
+# The ncu step (what tools/ncu_gaps.sh runs) builds the best versions that still trail their library
 # and those bars, and profiles each right after its bar on the same input: one launch of the kernel
 # that matters, one metric set, into $OUT/ncu_gaps_<gpu>.txt as it goes (a cut-off call keeps what it
 # measured). Without a GPU or without ncu it does nothing and the batch exits 77.
@@ -231,7 +231,7 @@ for step in $STEPS; do
       if [ -z "$gpu" ]; then echo "no GPU"; echo "targets: no GPU (nvidia-smi found none)" >> "$digest"; status=77; continue; fi
       csv="$OUT/targets_$gpu.csv"
       measure_rounds targets target_programs target_cases targets_runs.log
-      python3 tests/target_ratios.py "$csv" > "$OUT/targets.log"
+      python3 tools/target_ratios.py "$csv" > "$OUT/targets.log"
       cat "$OUT/targets.log"
       echo "targets: $(grep -c 'PASS' "$OUT/targets_runs.log") runs passed, $(grep -c 'FAIL' "$OUT/targets_runs.log") failed; ratios in targets.log" >> "$digest"
       grep -E 'FAIL|^!!' "$OUT/targets_runs.log" | head -20 >> "$digest" ;;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/multi_gpu_sort_check.sh — the multi-GPU sorts (10_multi_gpu: partition first; 11_merge_multi_gpu:
+# tools/multi_gpu_sort_check.sh — the multi-GPU sorts (10_multi_gpu: partition first; 11_merge_multi_gpu:
 # sort first, then merge) on one multi-GPU machine, from the repo root. Steps (STEPS, in this order):
 #   build     08 (the one-GPU bar), 10, 11 and the host test (make finds NCCL: pip's nvidia-nccl-cu13
 #             or NCCL_HOME=...), then the host test
@@ -24,9 +24,9 @@
 # calls); $OUT gets three files: msort_summary.txt (one line a run, also printed; appended by each
 # call), msort_bench.csv (the bench rows) and msort_logs.tar.gz (the logs so far).
 # On a lent machine (10 minutes a call) split it, e.g.
-#   OUT=$OUT GPUS="2 4" STEPS="build test" TESTS=quick tests/multi_gpu_sort_check.sh
-#   OUT=$OUT TEST_GPUS="1 2" STEPS=test TESTS=full tests/multi_gpu_sort_check.sh   (then TEST_GPUS=4)
-#   OUT=$OUT GPUS="2 4" STEPS=bench tests/multi_gpu_sort_check.sh
+#   OUT=$OUT GPUS="2 4" STEPS="build test" TESTS=quick tools/multi_gpu_sort_check.sh
+#   OUT=$OUT TEST_GPUS="1 2" STEPS=test TESTS=full tools/multi_gpu_sort_check.sh   (then TEST_GPUS=4)
+#   OUT=$OUT GPUS="2 4" STEPS=bench tools/multi_gpu_sort_check.sh
 # Without a GPU it says so, builds nothing and exits 77.
 set -u
 OUT=${OUT:-logs}

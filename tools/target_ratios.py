@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Ratios of the targets step (tests/gpu_batch.sh, STEPS=targets): for every case of a CSV the
+"""Ratios of the targets step (tools/gpu_batch.sh, STEPS=targets): for every case of a CSV the
 programs wrote (lesson, type, n, input, parameter), the library bar's times and, for each other
 version, its times and the ratio bar / version of each round (above 1: the course is faster).
 A version's ratio uses the bar row that came last before it in the same case, so each round's
 ratio compares two runs made one after the other on the same input.
 
-    python3 tests/target_ratios.py gpu-logs/targets_H200.csv
-    python3 tests/target_ratios.py --self-test      # the arithmetic on a planted CSV
+    python3 tools/target_ratios.py gpu-logs/targets_H200.csv
+    python3 tools/target_ratios.py --self-test      # the arithmetic on a planted CSV
 """
 import csv
 import io

@@ -6,8 +6,8 @@
 #   2. radix sort 2^28 uint32, uniform and zipf: one middle onesweep pass of 00_cub and of 08
 #      (instructions, warps active, shared atomics and their conflicts, what warps wait on)
 #   3. scan 2^28 int32: 00_cub against 06_decoupled_lookback (DRAM throughput, warps active)
-#   OUT=logs bash tests/ncu_gaps.sh        -> logs/ncu_gaps_<gpu>.txt, written as it goes
-# This is tests/gpu_batch.sh's ncu step, where the cases, the metrics, the build and the GPU's name
+#   OUT=logs bash tools/ncu_gaps.sh        -> logs/ncu_gaps_<gpu>.txt, written as it goes
+# This is tools/gpu_batch.sh's ncu step, where the cases, the metrics, the build and the GPU's name
 # live: LESSONS, ARCH and JOBS work as they do there (make rebuilds only what is out of date in
 # build/). Clocks are left as found (--clock-control none), as every file in results/ncu/ was
 # taken. A case that fails is marked '!!' in the file and the rest still run. Exit 77 without a GPU

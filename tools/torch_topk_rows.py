@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """torch.topk on the row-wise benchmark's shapes, timed as the course times its own programs.
 
-    python3 tests/torch_topk_rows.py --csv results/torch_rows.csv      (then: plot.py --merge ...)
+    python3 tools/torch_topk_rows.py --csv results/torch_rows.csv      (then: plot.py --merge ...)
 
 For each shape of lesson01_topk/rows.cuh's benchmark (rows x cols, k) and each --types dtype
 (float32, bfloat16, float16): a matrix of uniform values in [-1, 1) on the GPU (16-bit: the
