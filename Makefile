@@ -36,7 +36,7 @@ ALLFLAGS := $(NVCCFLAGS) $(ARCHFLAGS) -std=c++17 -lineinfo -Xcompiler -pthread -
 ALL_LESSONS := lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram
 ALL_SOURCES := $(sort $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.cu $(l)/intro/*.cu $(l)/wrong/*.cu $(l)/exercises/*.cu)))
 # Optional dependencies (an issue gives each one's reason): programs named *multi_gpu*.cu need
-# NCCL, programs named 00_cub_*topk*.cu need CCCL 3.2+ headers (DeviceTopK). common/optional.mk
+# NCCL, programs named *00_cub_*topk*.cu need CCCL 3.2+ headers (DeviceTopK). common/optional.mk
 # finds them (pip's nvidia-nccl-cu13 / nvidia-cuda-cccl, or NCCL_HOME / CCCL_INCLUDE) and says in
 # one line what it leaves out.
 include common/optional.mk

@@ -2,7 +2,7 @@
 #   NCCL  (programs named *multi_gpu*.cu): NCCL_HOME=/path (include/nccl.h, lib/libnccl.so*), else
 #         pip's nvidia-nccl-cu13 (python3 -m pip install nvidia-nccl-cu13), else the system's or the
 #         CUDA Toolkit's own (nccl.h beside nvcc's headers: nvcc finds its header and library itself).
-#   CCCL  (programs named 00_cub_*topk*.cu, CUB's DeviceTopK): CCCL_INCLUDE=/path (holding
+#   CCCL  (programs named *00_cub_*topk*.cu, CUB's DeviceTopK): CCCL_INCLUDE=/path (holding
 #         cub/device/device_topk.cuh), else pip's nvidia-cuda-cccl (3.2 or newer).
 # A program whose dependency is missing is left out of every target, and one line says so.
 PY_SITE := $(shell $(PYTHON) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" 2>/dev/null)
@@ -18,7 +18,7 @@ else
   NCCL_FLAGS :=
 endif
 
-CCCL_SOURCES := $(filter $(foreach l,$(ALL_LESSONS),$(l)/00_cub_%topk.cu $(l)/00_cub_%topk_rows.cu),$(ALL_SOURCES))
+CCCL_SOURCES := $(filter $(foreach l,$(ALL_LESSONS),$(l)/00_cub_%topk.cu $(l)/00_cub_%topk_rows.cu $(l)/topk_00_cub_%topk.cu $(l)/rows_00_cub_%topk.cu),$(ALL_SOURCES))
 CCCL_INCLUDE ?= $(firstword $(wildcard $(PY_SITE)/nvidia/cu13/include/cccl $(PY_SITE)/cuda/cccl/headers/include))
 ifneq ($(wildcard $(CCCL_INCLUDE)/cub/device/device_topk.cuh),)
   CCCL_FLAGS := -I$(CCCL_INCLUDE)

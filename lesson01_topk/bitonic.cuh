@@ -1,6 +1,6 @@
 // lesson01_topk/bitonic.cuh — bitonic sorting networks on packed (key, index) values, largest
-// first: a block-wide sort in shared memory (04_bitonic_topk.cu) and warp-wide merges in registers
-// (03_warp_select.cu); a block sort that merges warp-sorted runs by rank (06's M); and one that
+// first: a block-wide sort in shared memory (topk_04_bitonic.cu) and warp-wide merges in registers
+// (topk_03_warp_select.cu); a block sort that merges warp-sorted runs by rank (06's M); and one that
 // places values by bins, comparing only within a bin (06's and 08's winners).
 //
 // A bitonic network is a fixed sequence of compare-exchange steps that does not depend on the
@@ -216,7 +216,7 @@ __device__ void block_bin_rank_desc(uint64_t* s, int m, uint32_t* hist, Emit&& e
 
 }  // namespace bitonic
 
-// The most results 05_radix_select orders by counting in shared memory (32 KB of packed values).
+// The most results topk_05_radix_select orders by counting in shared memory (32 KB of packed values).
 constexpr size_t kSmallSortMax = 4096;
 
 }  // namespace topk

@@ -1,6 +1,6 @@
 // lesson01_topk/insertion.cuh — the seed's design, written fresh: per-thread top-k lists kept by
 // insertion, a merge tree in shared memory, and device-wide passes that shrink the candidates.
-// 01_seed_insertion.cu runs two passes (the seed's shape); 02_multipass.cu runs as many as needed
+// topk_01_seed_insertion.cu runs two passes (the seed's shape); topk_02_multipass.cu runs as many as needed
 // so the last pass is small; exercises/insertion_step.cu has the insertion step cut out.
 //
 // Every list holds packed (key, index) values (lesson.cuh: pack()), largest first; the empty slot is

@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROGRAMS = ["lesson01_topk/05_radix_select", "lesson02_scan/06_decoupled_lookback",
+PROGRAMS = ["lesson01_topk/topk_05_radix_select", "lesson02_scan/06_decoupled_lookback",
             "lesson03_compact_spmv/compact_03_lookback", "lesson03_compact_spmv/spmv_05_merge_path",
             "lesson04_sort/08_radix_onesweep", "lesson05_histogram/04_per_lane_copies"]
 

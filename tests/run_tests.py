@@ -135,7 +135,7 @@ BAD_ARGS = [
 # Programs that need an optional dependency (common/optional.mk): where it was not found they are
 # not built, and their tests are skipped with the reason, never failed.
 OPTIONAL = [(re.compile(r"multi_gpu\.cu$"), "needs NCCL (python3 -m pip install nvidia-nccl-cu13)"),
-            (re.compile(r"/00_cub_\w*topk(_rows)?\.cu$"), "needs CCCL 3.2+ headers (python3 -m pip install nvidia-cuda-cccl)")]
+            (re.compile(r"/(topk_|rows_)?00_cub_\w*topk(_rows)?\.cu$"), "needs CCCL 3.2+ headers (python3 -m pip install nvidia-cuda-cccl)")]
 
 
 def optional_missing(src, exe):
@@ -219,7 +219,7 @@ def npy_file_tests(build, tmp):
     for path, what in cases:
         check_usage_error("lesson02_scan/00_cub", exe, ["--input", path], f"--input {what}")
     # Every lesson's programs share the reader: the lying header, one program of each.
-    for prog, dtype in (("lesson01_topk/05_radix_select", "int32"), ("lesson02_scan/06_decoupled_lookback", "int32"),
+    for prog, dtype in (("lesson01_topk/topk_05_radix_select", "int32"), ("lesson02_scan/06_decoupled_lookback", "int32"),
                         ("lesson03_compact_spmv/compact_03_lookback", None), ("lesson04_sort/08_radix_onesweep", "uint32"),
                         ("lesson05_histogram/04_per_lane_copies", None)):
         pexe = os.path.join(build, prog)

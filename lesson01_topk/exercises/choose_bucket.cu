@@ -1,5 +1,5 @@
 // exercises/choose_bucket — choose the bucket of the k-th largest key from a digit histogram
-// (the heart of 05_radix_select).
+// (the heart of topk_05_radix_select).
 //
 // TODO: complete MyFind::apply below. hist[0..bins) counts the candidates by digit (bins is 2048
 // or 1024; bucket bins-1 holds the largest keys). Find the bucket b such that
@@ -14,9 +14,9 @@
 // Until it is done the passes pick bucket 0 and the checker fails (exit 1).
 // Check:  make grade EX=choose_bucket   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/choose_bucket, then run it with --test --quick
-// Solution: 05_radix_select.cu, FindBucket.
+// Solution: topk_05_radix_select.cu, FindBucket.
 #define COURSE_NO_MAIN
-#include "../05_radix_select.cu"   // its kernels, without its main
+#include "../topk_05_radix_select.cu"   // its kernels, without its main
 
 using topk::radix::Choice;
 

@@ -1,4 +1,4 @@
-// exercises/insertion_step — write the insertion step of the seed's design (01_seed_insertion).
+// exercises/insertion_step — write the insertion step of the seed's design (topk_01_seed_insertion).
 //
 // TODO: complete MyInsert::apply below. list[0], list[stride], ..., list[(k-1)*stride] is a
 // thread's top-k list, largest first, of packed (key, index) values (lesson.cuh: pack(); larger

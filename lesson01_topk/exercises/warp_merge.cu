@@ -1,4 +1,4 @@
-// exercises/warp_merge — write the warp-wide bitonic merge of 03_warp_select.
+// exercises/warp_merge — write the warp-wide bitonic merge of topk_03_warp_select.
 //
 // TODO: complete MyMerge::apply below. A warp holds two lists of 32*Q packed values, each sorted
 // largest first across its registers: element e = r*32 + lane is register r of that lane.
@@ -13,9 +13,9 @@
 // Until it is done the warps' lists stay empty and the checker fails (exit 1).
 // Check:  make grade EX=warp_merge   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/warp_merge, then run it with --test --quick
-// Solution: 03_warp_select.cu, MergeTop.
+// Solution: topk_03_warp_select.cu, MergeTop.
 #define COURSE_NO_MAIN
-#include "../03_warp_select.cu"   // its kernels, without its main
+#include "../topk_03_warp_select.cu"   // its kernels, without its main
 
 struct MyMerge {
     template <int Q>

@@ -6,9 +6,9 @@
 // the elements above the k-th key (a natural slip: "output key > kth"), so the last k_rem slots of
 // the output are never written. On inputs with distinct values k_rem is 1 and a single slot stays
 // poisoned; on all-equal input nothing is written at all. The checker reports the poisoned slot
-// (an index out of range). Everything else is 05_radix_select (05_radix_select.cu, Policy<false>).
+// (an index out of range). Everything else is topk_05_radix_select (topk_05_radix_select.cu, Policy<false>).
 #define COURSE_NO_MAIN
-#include "../05_radix_select.cu"   // its kernels, without its main
+#include "../topk_05_radix_select.cu"   // its kernels, without its main
 
 int main(int argc, char** argv) {
     using namespace topk::radix;

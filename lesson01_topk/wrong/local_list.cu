@@ -10,7 +10,7 @@
 //   nvcc -O3 -arch=native -Xptxas -v wrong/local_list.cu      -> "N bytes stack frame" for the kernel
 //   ncu --metrics l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum,l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum \
 //       build/lesson01_topk/wrong/local_list --n 2^24 --k 64 --reps 1
-// Compare with 01_seed_insertion (the lists in shared memory): zero local bytes.
+// Compare with topk_01_seed_insertion (the lists in shared memory): zero local bytes.
 #include "../insertion.cuh"
 
 using namespace topk;

@@ -1,11 +1,11 @@
-// 07_multi_gpu — top-k across GPUs: each GPU selects the k best of its slice with 05's radix
+// topk_07_multi_gpu — top-k across GPUs: each GPU selects the k best of its slice with 05's radix
 // select, an ncclAllGather brings every GPU's candidates (values and input indices) to every GPU,
 // and each GPU merges the P sorted candidate lists into the same k best (deterministic ties).
 // Notes: ../lesson04_sort/README_multi_gpu.md. Measured (4 x H200, float32 uniform, k = 1024,
 // before the merge): 2^28: 0.294 ms on 2 GPUs, 0.235 on 4, against 05 alone 0.383; 2^24: no gain.
-// Build: make build/lesson01_topk/07_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
-//   nvcc -O3 -arch=native -std=c++17 -o topk07 07_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
-// Run:   build/lesson01_topk/07_multi_gpu --n 2^28 --k 1024 --gpus 2      ... --test --gpus 1
+// Build: make build/lesson01_topk/topk_07_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
+//   nvcc -O3 -arch=native -std=c++17 -o topk07 topk_07_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
+// Run:   build/lesson01_topk/topk_07_multi_gpu --n 2^28 --k 1024 --gpus 2      ... --test --gpus 1
 //
 // What changes since 05 (one GPU): each GPU reads n/P elements (the step that costs bandwidth);
 // the k best overall are among the union of each slice's k best, so only P x min(k, n/P)
@@ -17,7 +17,7 @@
 // between two selects of the same candidates: the first build failed that way on 2 and 4 GPUs.
 // Limits: 05's (n < 2^31, its CUB sort of the k results takes an int count); k <= n.
 #define COURSE_NO_MAIN
-#include "05_radix_select.cu"
+#include "topk_05_radix_select.cu"
 #undef COURSE_NO_MAIN
 #include "../common/multi_gpu.cuh"
 
@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
     topk::Limits lim = topk::radix::limits();
     course::LessonDef def;
     def.lesson = "01_topk";
-    def.version = "07_multi_gpu";
+    def.version = "topk_07_multi_gpu";
     def.cli.program = def.version;
     def.cli.summary = "top-k across GPUs: the k largest (or --smallest) values and their indices";
     def.cli.dists = topk::dists();

@@ -1,4 +1,4 @@
-// 00_cub_sort — the library bar: sort everything, keep the first k.
+// topk_00_cub_sort — the library bar: sort everything, keep the first k.
 //
 // The simplest correct top-k on a GPU: turn each value into its order-preserving key (lesson.cuh:
 // NaN above +inf, -0.0 equal to +0.0, inverted for --smallest), pair it with its index, sort the
@@ -11,9 +11,9 @@
 // (torch.topk on the same GPU also takes about the same time at every k, see README).
 //
 // The library's own top-k (cub::DeviceTopK, CCCL 3.3+, unordered results) is the other bar:
-// 00_cub_device_topk.cu. float16/bfloat16 keys are 16-bit keys in the top half (lesson.cuh).
+// topk_00_cub_device_topk.cu. float16/bfloat16 keys are 16-bit keys in the top half (lesson.cuh).
 //
-// Build alone:  nvcc -O3 -arch=native -o cub_topk 00_cub_sort.cu
+// Build alone:  nvcc -O3 -arch=native -o cub_topk topk_00_cub_sort.cu
 // Run:          ./cub_topk --n 2^28 --k 1024      ./cub_topk --test      ./cub_topk --help
 #include <cub/device/device_radix_sort.cuh>
 
@@ -69,6 +69,6 @@ int main(int argc, char** argv) {
     topk::Limits lim;
     lim.max_n = (uint64_t(1) << 31) - 1;
     lim.why = "CUB's sort takes an int count";
-    return topk::run_lesson(argc, argv, "00_cub_sort", cub_topk<float>, cub_topk<int32_t>, cub_topk<uint32_t>, lim,
+    return topk::run_lesson(argc, argv, "topk_00_cub_sort", cub_topk<float>, cub_topk<int32_t>, cub_topk<uint32_t>, lim,
                             {cub_topk<__half>, cub_topk<__nv_bfloat16>});
 }

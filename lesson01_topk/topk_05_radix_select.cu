@@ -1,4 +1,4 @@
-// 05_radix_select — the best version: radix select from the most significant bits (after AIR
+// topk_05_radix_select — the best version: radix select from the most significant bits (after AIR
 // Top-K, Zhang et al., SC'23), all on the device, no host round trips.
 //
 // What changed: no per-element lists or sorting networks. The k-th largest key is found digit by
@@ -11,9 +11,9 @@
 // float16/bfloat16: 16-bit keys in the top half of the 32-bit key (lesson.cuh), 8-byte loads in F.
 // Measured (H100, float32 uniform): 2^28: 0.423 ms at k = 1, 0.433 at k = 1024 (83-85 % of a copy
 // up to k = 2048); 2^20: 24 us at k = 32. The passes in detail, the cost model and the tuning
-// runs: TUNING.md, "05_radix_select: the passes". Limits: n < 2^31 (CUB's int count for k > 4096).
+// runs: TUNING.md, "topk_05_radix_select: the passes". Limits: n < 2^31 (CUB's int count for k > 4096).
 //
-// Build alone:  nvcc -O3 -arch=native -o topk05 05_radix_select.cu
+// Build alone:  nvcc -O3 -arch=native -o topk05 topk_05_radix_select.cu
 // Run:          ./topk05 --n 2^28 --k 1024       ./topk05 --test       ./topk05 --sweep --csv r.csv
 #include <cmath>
 #include <cooperative_groups.h>
@@ -793,7 +793,7 @@ inline Limits limits() {
 #ifndef COURSE_NO_MAIN   // exercises/ and wrong/ programs include this file for its kernels
 int main(int argc, char** argv) {
     using namespace topk::radix;
-    return topk::run_lesson(argc, argv, "05_radix_select", radix_topk<float>, radix_topk<int32_t>,
+    return topk::run_lesson(argc, argv, "topk_05_radix_select", radix_topk<float>, radix_topk<int32_t>,
                             radix_topk<uint32_t>, limits(), {radix_topk<__half>, radix_topk<__nv_bfloat16>});
 }
 #endif

@@ -1,4 +1,4 @@
-// 01_seed_insertion — the naive end: the seed's design (the course's first source post), fresh.
+// topk_01_seed_insertion — the naive end: the seed's design (the course's first source post), fresh.
 //
 // Each thread walks a grid-stride slice of the input and keeps its own top-k list by insertion;
 // each block merges its threads' lists pairwise in a tree in shared memory (log2(block) rounds);
@@ -13,7 +13,7 @@
 // on one SM while the others idle. Measured: README.md's progression table.
 // Limits: k <= 128 (shared memory grows as block * k); n < 2^32.
 //
-// Build alone:  nvcc -O3 -arch=native -o topk01 01_seed_insertion.cu
+// Build alone:  nvcc -O3 -arch=native -o topk01 topk_01_seed_insertion.cu
 // Run:          ./topk01 --n 1000000 --k 20 --type int32        ./topk01 --test
 #include "insertion.cuh"
 
@@ -29,6 +29,6 @@ void seed_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint
 int main(int argc, char** argv) {
     topk::Limits lim = topk::insertion::limits();
     lim.sweep_max_n = uint64_t(1) << 26;
-    return topk::run_lesson(argc, argv, "01_seed_insertion", seed_topk<float>, seed_topk<int32_t>,
+    return topk::run_lesson(argc, argv, "topk_01_seed_insertion", seed_topk<float>, seed_topk<int32_t>,
                             seed_topk<uint32_t>, lim);
 }

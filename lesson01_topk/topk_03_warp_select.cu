@@ -1,4 +1,4 @@
-// 03_warp_select — per-thread queues and warp-wide bitonic merges in registers (after Faiss's
+// topk_03_warp_select — per-thread queues and warp-wide bitonic merges in registers (after Faiss's
 // WarpSelect, Johnson, Douze & Jegou 2017).
 //
 // What changed since 02: no shared-memory lists and no O(k) insertions. Each warp keeps its best
@@ -14,7 +14,7 @@
 // Measured: README.md's progression table. Limits: k <= 1024 (Q = 32: 64 packed 8-byte values in
 // registers a lane); n < 2^32.
 //
-// Build alone:  nvcc -O3 -arch=native -o topk03 03_warp_select.cu
+// Build alone:  nvcc -O3 -arch=native -o topk03 topk_03_warp_select.cu
 // Run:          ./topk03 --n 2^24 --k 256       ./topk03 --test
 #include "lesson.cuh"
 
@@ -164,7 +164,7 @@ inline topk::Limits limits() {
 
 #ifndef COURSE_NO_MAIN   // exercises/ and wrong/ programs include this file for its kernels
 int main(int argc, char** argv) {
-    return topk::run_lesson(argc, argv, "03_warp_select", ws::warp_select_topk<float>, ws::warp_select_topk<int32_t>,
+    return topk::run_lesson(argc, argv, "topk_03_warp_select", ws::warp_select_topk<float>, ws::warp_select_topk<int32_t>,
                             ws::warp_select_topk<uint32_t>, ws::limits());
 }
 #endif

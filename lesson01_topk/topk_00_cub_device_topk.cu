@@ -1,4 +1,4 @@
-// 00_cub_device_topk — the library's own top-k as the bar: cub::DeviceTopK (CCCL 3.3+), then a sort
+// topk_00_cub_device_topk — the library's own top-k as the bar: cub::DeviceTopK (CCCL 3.3+), then a sort
 // of its k results so that the output means what every version's means.
 //
 // DeviceTopK::MaxPairs finds the k largest keys of one array with their values (an AIR-style radix
@@ -8,13 +8,13 @@
 // "not deterministic, unsorted" contract (a static_assert makes the caller ask for it): the k
 // results come back in any order, and which copies of a tied k-th value are returned may change
 // from run to run. The course's versions return them sorted; this bar pays for that with a radix
-// sort of the k pairs after the select (00_cub_device_topk --raw times the select alone, unsorted,
+// sort of the k pairs after the select (topk_00_cub_device_topk --raw times the select alone, unsorted,
 // and the checker then orders the results on the host). float16/bfloat16: 16-bit keys.
 // Measured: not measured yet (no row in results/).
 //
 // Needs CCCL 3.5 headers: python3 -m pip install nvidia-cuda-cccl (SITE: its site-packages folder).
-// Build alone:  nvcc -O3 -arch=native -I$SITE/nvidia/cu13/include/cccl -o cub_dtopk 00_cub_device_topk.cu
-// Run:  build/lesson01_topk/00_cub_device_topk --n 2^28 --k 1024      ... --test      ... --raw --test
+// Build alone:  nvcc -O3 -arch=native -I$SITE/nvidia/cu13/include/cccl -o cub_dtopk topk_00_cub_device_topk.cu
+// Run:  build/lesson01_topk/topk_00_cub_device_topk --n 2^28 --k 1024      ... --test      ... --raw --test
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_topk.cuh>
 #include <cuda/iterator>
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     lim.max_n = (uint64_t(1) << 31) - 1;
     lim.why = "CUB's sort of the k results takes an int count";
     lim.unsorted = cubtopk::raw();
-    return topk::run_lesson(int(args.size()), args.data(), cubtopk::raw() ? "00_cub_device_topk_raw" : "00_cub_device_topk",
+    return topk::run_lesson(int(args.size()), args.data(), cubtopk::raw() ? "topk_00_cub_device_topk_raw" : "topk_00_cub_device_topk",
                             device_topk<float>, device_topk<int32_t>, device_topk<uint32_t>, lim,
                             {device_topk<__half>, device_topk<__nv_bfloat16>});
 }

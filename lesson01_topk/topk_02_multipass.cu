@@ -1,4 +1,4 @@
-// 02_multipass — the seed author's question: "more passes, so that the last one has enough threads?"
+// topk_02_multipass — the seed author's question: "more passes, so that the last one has enough threads?"
 //
 // 01 ends with ONE block reducing grid1 * k candidates: one SM works while the others idle, and
 // the first pass is limited to a grid small enough for that block to finish. Here the same
@@ -13,7 +13,7 @@
 // O(k^2) merges, which now run in every one of many more blocks: measured, see the README for
 // where the time goes. Limits as 01: k <= 128, n < 2^32.
 //
-// Build alone:  nvcc -O3 -arch=native -o topk02 02_multipass.cu
+// Build alone:  nvcc -O3 -arch=native -o topk02 topk_02_multipass.cu
 // Run:          ./topk02 --n 2^24 --k 32       ./topk02 --test
 #include "insertion.cuh"
 
@@ -37,6 +37,6 @@ void multipass_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals,
 }
 
 int main(int argc, char** argv) {
-    return topk::run_lesson(argc, argv, "02_multipass", multipass_topk<float>, multipass_topk<int32_t>,
+    return topk::run_lesson(argc, argv, "topk_02_multipass", multipass_topk<float>, multipass_topk<int32_t>,
                             multipass_topk<uint32_t>, topk::insertion::limits());
 }

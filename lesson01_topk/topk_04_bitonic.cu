@@ -1,4 +1,4 @@
-// 04_bitonic_topk — bitonic top-k (Shanbhag, Pirk & Madden, SIGMOD 2018): sort chunks, merge, keep
+// topk_04_bitonic — bitonic top-k (Shanbhag, Pirk & Madden, SIGMOD 2018): sort chunks, merge, keep
 // the top half.
 //
 // What changed since 03: the unit of work is a block and a chunk of K2 elements (K2 = k rounded up
@@ -14,7 +14,7 @@
 // that improve steadily (increasing values) sort every chunk: the worst case.
 // Limits: k <= 2048 (two K2-element packed arrays: 32 KB of shared memory); n < 2^32.
 //
-// Build alone:  nvcc -O3 -arch=native -o topk04 04_bitonic_topk.cu
+// Build alone:  nvcc -O3 -arch=native -o topk04 topk_04_bitonic.cu
 // Run:          ./topk04 --n 2^24 --k 2048       ./topk04 --test
 #include "bitonic.cuh"
 
@@ -87,6 +87,6 @@ int main(int argc, char** argv) {
     topk::Limits lim;
     lim.max_k = bt::kMaxList;
     lim.why = "two 2048-element packed arrays in shared memory";
-    return topk::run_lesson(argc, argv, "04_bitonic_topk", bitonic_topk<float>, bitonic_topk<int32_t>,
+    return topk::run_lesson(argc, argv, "topk_04_bitonic", bitonic_topk<float>, bitonic_topk<int32_t>,
                             bitonic_topk<uint32_t>, lim);
 }
