@@ -33,6 +33,14 @@ endif
 # -lineinfo lets compute-sanitizer and ncu point at source lines; it does not slow the code.
 ALLFLAGS := $(NVCCFLAGS) $(ARCHFLAGS) -std=c++17 -lineinfo -Xcompiler -pthread -Wno-deprecated-gpu-targets
 
+# make bench writes rows that name the commit they measured: it refuses a tree whose tracked files
+# have uncommitted changes, in one line (exit 2), before anything is built.
+ifneq ($(filter bench bench-run,$(MAKECMDGOALS)),)
+  ifneq ($(shell git status --porcelain --untracked-files=no 2>/dev/null | head -1),)
+    $(error make bench measures committed code only: commit the changes `git status` shows, or set them aside)
+  endif
+endif
+
 ALL_LESSONS := lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram
 ALL_SOURCES := $(sort $(foreach l,$(ALL_LESSONS),$(wildcard $(l)/*.cu $(l)/intro/*.cu $(l)/wrong/*.cu $(l)/exercises/*.cu)))
 # Optional dependencies (an issue gives each one's reason): programs named *multi_gpu*.cu need
@@ -107,13 +115,17 @@ test: all
 	$(PYTHON) tests/run_tests.py --build $(BUILD) $(if $(QUICK),--quick)
 
 # Benchmark sweeps into results/<gpu>.csv (GPU only). Old rows of the same cases are replaced.
+# Every row names the commit that measured it (COURSE_COMMIT), so a tree with uncommitted changes
+# to tracked files is refused (exit 2, one line) before anything is built: see the top of this file.
 bench: all
 	@$(MAKE) --no-print-directory bench-run
 
 # The sweep itself, over whatever is built (tools/gpu_batch.sh calls it after `make -k`): every
-# version of LESSONS, or only BENCH_PROGRAMS="build/lesson04_sort/00_cub ..." when given.
+# version of LESSONS, or only BENCH_PROGRAMS="build/lesson04_sort/00_cub ..." when given. On a
+# machine without git (a copied tree), pass the commit: COURSE_COMMIT=<git rev-parse --short=12 HEAD>.
 bench-run:
-	@gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \
+	@export COURSE_COMMIT=$${COURSE_COMMIT:-$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}; \
+	gpu=$$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/^NVIDIA //; s/[^A-Za-z0-9._-]/_/g'); \
 	if [ -z "$$gpu" ]; then echo "make bench needs a GPU (nvidia-smi found none)"; exit 77; fi; \
 	mkdir -p results; out=results/$$gpu.csv; tmp=$(BUILD)/bench.csv; \
 	progs="$(BENCH_PROGRAMS)"; \

@@ -7,7 +7,11 @@
   python3 plot.py --summary FILE.csv   print one table (what `make lessonNN` shows)
   python3 plot.py --merge NEW --into OLD   replace OLD's rows of the same cases by NEW's
 
-CSV columns: gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check
+CSV columns: gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check,
+             commit,cuda,driver (who measured the row; a CSV without them reads as 'unknown')
+A row is stale when its version's code (the .cu file and the lesson headers it includes, comments
+and whitespace aside) differs between the row's commit and now: the tables mark it with a dagger
+and a footnote, and a warning line names it.
 A README table lives between two marker lines; the first may narrow the rows it shows:
   <!-- results:begin lesson=02_scan dist=uniform dtype=int32 param=exclusive=0 sizes=16777216,268435456 -->
   <!-- results:end -->
@@ -18,11 +22,13 @@ import csv
 import glob
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 COLUMNS = ["gpu", "lesson", "version", "dtype", "n", "dist", "param", "reps", "ms_median", "ms_min",
            "gbps", "copy_gbps", "check"]
+PROVENANCE = ["commit", "cuda", "driver"]
 KEY = ("gpu", "lesson", "version", "dtype", "n", "dist", "param")
 BEGIN = re.compile(r"^<!-- (results|headline|shapes):begin(.*?)-->\s*$")
 END = re.compile(r"^<!-- results:end -->\s*$")
@@ -44,6 +50,9 @@ def read_rows(paths):
                         r[c] = float(r[c])
                 except ValueError as e:
                     sys.exit(f"error: {path}: bad number in row {r}: {e}")
+                for c in PROVENANCE:   # an older CSV has no provenance columns
+                    r[c] = (r.get(c) or "").strip() or "unknown"
+                r.pop(None, None)
                 rows[tuple(r[k] for k in KEY)] = r
     return list(rows.values())
 
@@ -51,7 +60,7 @@ def read_rows(paths):
 def write_rows(path, rows):
     rows = sorted(rows, key=lambda r: (r["gpu"], r["lesson"], r["version"], r["dtype"], r["dist"], r["param"], r["n"]))
     with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+        w = csv.DictWriter(f, fieldnames=COLUMNS + PROVENANCE, lineterminator="\n", extrasaction="ignore")
         w.writeheader()
         for r in rows:
             out = dict(r)
@@ -60,6 +69,143 @@ def write_rows(path, rows):
             for c in ("gbps", "copy_gbps"):
                 out[c] = f"{r[c]:.2f}"
             w.writerow(out)
+
+
+# ---- provenance: was a row measured on the code that is here now? ----------------------------
+
+def strip_code(text):
+    """C++ source without its comments and whitespace (string and character literals kept): two
+    versions of a file that differ only in comments or formatting give the same text."""
+    def keep(m):
+        return m.group(0) if m.group(0)[0] in "\"'" else " "
+    text = re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', keep, text, flags=re.S)
+    return re.sub(r"\s+", "", text)
+
+
+class CodeHistory:
+    """A version's code at a commit (git cat-file) and now (the working tree): the .cu file and the
+    lesson headers it includes, followed through their own includes, comments and whitespace aside."""
+
+    def __init__(self, root=ROOT):
+        self.root = root
+        self.blobs, self.commits, self.names, self.prints = {}, {}, {}, {}
+        self.proc = None
+        try:
+            ok = subprocess.run(["git", "-C", root, "rev-parse", "--verify", "HEAD"], capture_output=True).returncode == 0
+        except OSError:
+            ok = False
+        self.has_git = ok
+
+    def _git(self, *args):
+        p = subprocess.run(["git", "-C", self.root] + list(args), capture_output=True, text=True, errors="replace")
+        return p.stdout if p.returncode == 0 else None
+
+    def commit(self, rev):
+        """The full hash of rev, or None when it is not in this repository's history."""
+        if rev not in self.commits:
+            out = self._git("rev-parse", "--verify", "--quiet", rev + "^{commit}") if re.fullmatch(r"[0-9a-fA-F]{4,40}", rev) else None
+            self.commits[rev] = out.strip() if out else None
+        return self.commits[rev]
+
+    def read(self, commit, path):
+        """The file's text at a commit (None: now, the working tree); None when it did not exist."""
+        if commit is None:
+            full = os.path.join(self.root, path)
+            return open(full, errors="replace").read() if os.path.isfile(full) else None
+        key = (commit, path)
+        if key not in self.blobs:
+            if self.proc is None:
+                self.proc = subprocess.Popen(["git", "-C", self.root, "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE)
+            self.proc.stdin.write(f"{commit}:{path}\n".encode())
+            self.proc.stdin.flush()
+            head = self.proc.stdout.readline().decode().split()
+            if len(head) == 3 and head[1] == "blob":
+                data = self.proc.stdout.read(int(head[2]) + 1)[:-1]
+                self.blobs[key] = data.decode(errors="replace")
+            else:
+                self.blobs[key] = None
+        return self.blobs[key]
+
+    def older_names(self, path):
+        """The path and the names the file had before (git log --follow), newest first."""
+        if path not in self.names:
+            out = self._git("log", "--follow", "--name-only", "--format=", "--", path) or ""
+            seen = [path]
+            for line in out.splitlines():
+                if line.strip() and line.strip() not in seen:
+                    seen.append(line.strip())
+            self.names[path] = seen
+        return self.names[path]
+
+    def fingerprint(self, commit, path):
+        """Stripped code of path and of the lesson headers it reaches through #include "...", or None."""
+        key = (commit, path)
+        if key in self.prints:
+            return self.prints[key]
+        start = path
+        if commit is not None and self.read(commit, path) is None:   # renamed since: its name then
+            start = next((p for p in self.older_names(path) if self.read(commit, p) is not None), None)
+        parts, todo, seen = [], [start] if start else [], set()
+        while todo:
+            f = todo.pop(0)
+            if f in seen:
+                continue
+            seen.add(f)
+            text = self.read(commit, f)
+            if text is None:
+                continue
+            parts.append(strip_code(text))
+            for inc in re.findall(r'^\s*#\s*include\s*"([^"]+)"', text, re.M):
+                dep = os.path.normpath(os.path.join(os.path.dirname(f), inc))
+                if dep.startswith("lesson"):   # the lesson's own headers; common/ is the harness, not the version
+                    todo.append(dep)
+        self.prints[key] = "\n".join(parts) if parts else None
+        return self.prints[key]
+
+
+HISTORY = None
+STALE = {}   # (lesson, version, commit) -> why, for the warning lines
+
+
+def version_source(lesson, version):
+    paths = glob.glob(os.path.join(ROOT, f"lesson{lesson[:2]}_*", version + ".cu"))
+    return os.path.relpath(paths[0], ROOT) if paths else None
+
+
+def stale_reason(r):
+    """Why a row may not describe the code here now, or None: its commit is unknown or not in this
+    history, or its version's code changed since. Rows of no version file here (an outside baseline
+    such as torch.topk) are never stale."""
+    global HISTORY
+    src = version_source(r["lesson"], r["version"])
+    if src is None:
+        return None
+    if HISTORY is None:
+        HISTORY = CodeHistory()
+    if not HISTORY.has_git:
+        return None
+    c = r.get("commit", "unknown")
+    if c == "unknown":
+        why = "measured by an unknown commit"
+    elif HISTORY.commit(c) is None:
+        why = f"commit {c} is not in this history"
+    else:
+        then = HISTORY.fingerprint(HISTORY.commit(c), src)
+        now = HISTORY.fingerprint(None, src)
+        why = None if then == now else f"code changed since {c}"
+    if why:
+        STALE[(r["lesson"], r["version"], c)] = why
+    return why
+
+
+DAGGER = " †"
+STALE_NOTE = ("† measured on code that has changed since (comments and formatting aside), or by a commit this "
+              "history does not hold: `make bench` on a GPU, then `make plot`.")
+
+
+def dagger(*rows):
+    return DAGGER if any(r and stale_reason(r) for r in rows) else ""
 
 
 def is_library(version):
@@ -161,8 +307,11 @@ def table(rows, lesson, gpu, filters):
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|")
     smaller = False
+    marked = False
     for v in sorted(by_version):
-        cells = [f"`{v}`", idea_of(v, lesson)]
+        mark_stale = dagger(*(by_version[v].get(n) for n in sizes), by_version[v].get(max(by_version[v])))
+        marked = marked or bool(mark_stale)
+        cells = [f"`{v}`{mark_stale}", idea_of(v, lesson)]
         # A version measured only below the table's sizes (a single-block scan: n <= 2048) shows
         # its largest size in the first columns, each number marked '@ n', instead of a row of —.
         at = big
@@ -191,6 +340,8 @@ def table(rows, lesson, gpu, filters):
                  + (" `@ n`: a version that does not run at the table's sizes (one block, or "
                     "quadratic work), shown at the largest size it was measured at, against the library and the naive "
                     "version at that size." if smaller else ""))
+    if marked:
+        lines += ["", STALE_NOTE]
     return lines
 
 
@@ -223,12 +374,17 @@ def headline(rows, gpu):
     lines = [f"Measured on {gpu}; generated by `plot.py` from `results/` (headline input of each lesson, largest size).", "",
              "| lesson | n | library | ms | best of the course | ms | vs library | % of copy |",
              "|---|---:|---|---:|---|---:|---:|---:|"]
+    marked = False
     for lesson, big, libr, best in headline_rows(rows, gpu):
+        lib_mark, best_mark = dagger(libr), dagger(best)
+        marked = marked or bool(lib_mark or best_mark)
         pct = f"{100 * best['gbps'] / best['copy_gbps']:.0f}%" if best["copy_gbps"] > 0 else "—"
-        lines.append(f"| {lesson} | {pow2(big)} | {('`' + libr['version'] + '`') if libr else '—'} | "
-                     f"{fmt_ms(libr['ms_median']) if libr else '—'} | `{best['version']}` | {fmt_ms(best['ms_median'])} | "
+        lines.append(f"| {lesson} | {pow2(big)} | {('`' + libr['version'] + '`' + lib_mark) if libr else '—'} | "
+                     f"{fmt_ms(libr['ms_median']) if libr else '—'} | `{best['version']}`{best_mark} | {fmt_ms(best['ms_median'])} | "
                      f"{(libr['ms_median'] / best['ms_median']):.2f}x | {pct} |" if libr else
-                     f"| {lesson} | {pow2(big)} | — | — | `{best['version']}` | {fmt_ms(best['ms_median'])} | — | {pct} |")
+                     f"| {lesson} | {pow2(big)} | — | — | `{best['version']}`{best_mark} | {fmt_ms(best['ms_median'])} | — | {pct} |")
+    if marked:
+        lines += ["", STALE_NOTE]
     return lines
 
 
@@ -289,7 +445,7 @@ def shapes_table(rows, lesson, gpu):
     """One line per case (input shape, parameter) of a lesson whose cases are shapes, not sizes (the
     row-wise top-k): each version's time, then the course's best against the library bar and against
     any outside baseline measured in the same run (a version whose name does not start with a digit,
-    e.g. torch.topk from tests/torch_topk_rows.py)."""
+    e.g. torch.topk from tools/torch_topk_rows.py)."""
     mine = [r for r in rows if r["lesson"] == lesson and r["gpu"] == gpu]
     if not mine:
         return [f"_No measurements for {lesson} yet: run `make bench` on a GPU, then `make plot`._"]
@@ -301,6 +457,7 @@ def shapes_table(rows, lesson, gpu):
     for r in mine:
         by_case.setdefault((r["dist"], r["param"]), {})[r["version"]] = r
     lines = [f"Measured on {gpu}. Generated by `plot.py` from `results/`.", ""]
+    marked = False
     head = ["input (rows x cols)", "k"] + [f"`{v}` ms" for v in versions] + \
            ["best vs library"] + [f"best vs {v}" for v in outside] + ["best: % of copy"]
     lines.append("| " + " | ".join(head) + " |")
@@ -308,8 +465,9 @@ def shapes_table(rows, lesson, gpu):
     for case in sorted(by_case, key=shape_key):
         got = by_case[case]
         cells = [case[0], case[1].split("=")[-1]]
-        cells += [fmt_ms(got[v]["ms_median"]) + ("" if got[v]["check"] == "PASS" else " (FAILED)") if v in got else "—"
-                  for v in versions]
+        cells += [fmt_ms(got[v]["ms_median"]) + dagger(got[v]) + ("" if got[v]["check"] == "PASS" else " (FAILED)")
+                  if v in got else "—" for v in versions]
+        marked = marked or any(dagger(got[v]) for v in versions if v in got)
         mine_best = min((got[v] for v in course if v in got), key=lambda r: r["ms_median"], default=None)
         fastest_bar = min((got[v] for v in libraries if v in got), key=lambda r: r["ms_median"], default=None)
         for o in [fastest_bar] + [got.get(v) for v in outside]:
@@ -321,6 +479,8 @@ def shapes_table(rows, lesson, gpu):
     lines.append("`best vs X`: X's time over the course's fastest version's time on that shape, in the same run "
                  "(above 1 is faster); `library` is the fastest library bar measured on that shape. "
                  "`% of copy`: GB/s over a device-to-device copy of the same bytes.")
+    if marked:
+        lines += ["", STALE_NOTE]
     return lines
 
 
@@ -516,6 +676,8 @@ def main():
             if not args.check:
                 with open(path, "w") as f:
                     f.write(new)
+    for (lesson, version, commit), why in sorted(STALE.items()):
+        print(f"warning: {lesson} {version}: rows {why} (marked †)", file=sys.stderr)
     if args.check:
         for p in stale:
             print(f"out of date: {os.path.relpath(p)} (run `make plot`)")

@@ -8,6 +8,8 @@
 //   --sweep     : sizes 2^10..2^28 for the benchmark, rows appended to --csv
 #pragma once
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -106,18 +108,77 @@ inline std::string describe(const LessonDef& def, const Case& c) {
     return s;
 }
 
-inline void append_csv(const std::string& path, const LessonDef& def, const Case& c, uint64_t n,
-                       const Timing& t, double gbps, double copy, bool ok) {
+// The CSV's columns: what was measured, then who measured it (provenance): the commit (COURSE_COMMIT,
+// which `make bench` sets from git; "unknown" when unset), the CUDA runtime and the driver.
+constexpr const char* kCsvHeader =
+    "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check,commit,cuda,driver";
+
+// A CSV cell: no comma, no line break, never empty.
+inline std::string csv_cell(std::string s) {
+    for (char& ch : s)
+        if (ch == ',' || ch == '\n' || ch == '\r') ch = ' ';
+    return s.empty() ? "unknown" : s;
+}
+
+// ",commit,cuda,driver" for a row. The driver is its release (580.95.05) from the kernel module where
+// Linux shows it, else the CUDA version the driver supports ("api 13.0").
+inline const std::string& csv_provenance() {
+    static const std::string text = [] {
+        const char* env = std::getenv("COURSE_COMMIT");
+        std::string commit = env && *env ? env : "unknown";
+        int rt = 0, dv = 0;
+        cudaRuntimeGetVersion(&rt);
+        cudaDriverGetVersion(&dv);
+        auto dotted = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+        std::string driver = dv ? "api " + dotted(dv) : "unknown";
+        if (FILE* f = std::fopen("/proc/driver/nvidia/version", "r")) {
+            char line[512] = {0};
+            if (std::fgets(line, sizeof line, f)) {   // "NVRM version: NVIDIA UNIX ... Module  580.95.05  ..."
+                std::string l = line;
+                size_t at = l.find("Module");
+                for (size_t i = at == std::string::npos ? 0 : at; i < l.size(); ++i) {
+                    if (!std::isdigit((unsigned char)l[i]) || (i && std::isalnum((unsigned char)l[i - 1]))) continue;
+                    size_t j = i;
+                    while (j < l.size() && (std::isdigit((unsigned char)l[j]) || l[j] == '.')) ++j;
+                    if (l.substr(i, j - i).find('.') != std::string::npos) { driver = l.substr(i, j - i); break; }
+                    i = j;
+                }
+            }
+            std::fclose(f);
+        }
+        return "," + csv_cell(commit) + "," + csv_cell(rt ? dotted(rt) : "") + "," + csv_cell(driver);
+    }();
+    return text;
+}
+
+// Opens --csv for appending: a new file gets the header; an old file must have the same header (rows
+// of an older layout would be misread), else a one-line refusal.
+inline FILE* open_csv(const std::string& path) {
     struct stat st;
     bool fresh = stat(path.c_str(), &st) != 0 || st.st_size == 0;
+    if (!fresh) {
+        FILE* r = std::fopen(path.c_str(), "r");
+        char head[512] = {0};
+        bool same = r && std::fgets(head, sizeof head, r) && std::string(head) == std::string(kCsvHeader) + "\n";
+        if (r) std::fclose(r);
+        if (!same)
+            throw UsageError("--csv file '" + path + "' has other columns than this program writes (" + kCsvHeader +
+                             "): write a new file, then plot.py --merge it");
+    }
     FILE* f = std::fopen(path.c_str(), "a");
     if (!f) throw UsageError("cannot write --csv file '" + path + "'");
-    if (fresh) std::fprintf(f, "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n");
+    if (fresh) std::fprintf(f, "%s\n", kCsvHeader);
+    return f;
+}
+
+inline void append_csv(const std::string& path, const LessonDef& def, const Case& c, uint64_t n,
+                       const Timing& t, double gbps, double copy, bool ok) {
+    FILE* f = open_csv(path);
     std::string param = def.cli.param_name.empty() ? "" : def.cli.param_name + "=" + std::to_string(c.param);
-    std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s\n", device().name.c_str(),
+    std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s%s\n", device().name.c_str(),
                  def.lesson.c_str(), def.version.c_str(), c.dtype.empty() ? "-" : c.dtype.c_str(),
                  (unsigned long long)n, c.dist.c_str(), param.c_str(), t.reps, t.ms_median, t.ms_min,
-                 gbps, copy, ok ? "PASS" : "FAIL");
+                 gbps, copy, ok ? "PASS" : "FAIL", csv_provenance().c_str());
     std::fclose(f);
 }
 

@@ -26,12 +26,18 @@ def plot(*args):
     return p.returncode, p.stdout + p.stderr
 
 
-HEADER = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n"
+OLD_HEADER = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n"
+HEADER = OLD_HEADER.rstrip("\n") + ",commit,cuda,driver\n"
+# Rows measured by the code here now: HEAD (plot.py marks rows whose version's code changed since).
+HEAD = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                      text=True).stdout.strip() or "unknown"
 
 
-def row(version, n, ms, dist="uniform", gpu="NVIDIA H100 80GB HBM3", lesson="02_scan", param="exclusive=0"):
+def row(version, n, ms, dist="uniform", gpu="NVIDIA H100 80GB HBM3", lesson="02_scan", param="exclusive=0",
+        commit=None, old=False):
     gbps = 8.0 * n / (ms * 1e6)
-    return f"{gpu},{lesson},{version},int32,{n},{dist},{param},10,{ms},{ms * 0.9},{gbps:.2f},3000.00,PASS\n"
+    line = f"{gpu},{lesson},{version},int32,{n},{dist},{param},10,{ms},{ms * 0.9},{gbps:.2f},3000.00,PASS"
+    return line + ("\n" if old else f",{commit or HEAD},13.0,580.159.04\n")
 
 
 def main():
@@ -94,6 +100,51 @@ def main():
         lines = open(merged).read().splitlines()
         hits = [l for l in lines if ",02_better,int32,268435456,uniform," in l]
         expect(rc == 0 and len(hits) == 1 and ",7.500000," in hits[0], "--merge replaces the same case", "\n".join(hits))
+
+        # An older CSV (no commit,cuda,driver) merges into a new one: its rows read 'unknown'.
+        old_csv = os.path.join(tmp, "old.csv")
+        with open(old_csv, "w") as f:
+            f.write(OLD_HEADER + row("02_better", 1 << 20, 0.5, old=True))
+        rc, out = plot("--merge", old_csv, "--into", merged)
+        lines = open(merged).read().splitlines()
+        hit = [l for l in lines if ",02_better,int32,1048576,uniform," in l]
+        expect(rc == 0 and lines[0] + "\n" == HEADER and len(hit) == 1 and hit[0].endswith(",unknown,unknown,unknown")
+               and any(l.endswith(f",{HEAD},13.0,580.159.04") for l in lines),
+               "--merge of an old-header CSV into a new one: one header with commit,cuda,driver, old rows 'unknown'",
+               "\n".join(lines[:3] + hit))
+        into_old = os.path.join(tmp, "into_old.csv")
+        shutil.copy(old_csv, into_old)
+        rc, out = plot("--merge", new, "--into", into_old)
+        lines = open(into_old).read().splitlines()
+        expect(rc == 0 and lines[0] + "\n" == HEADER and len(lines) == 3, "--merge of a new CSV into an old one rewrites "
+               "it with the new header", "\n".join(lines))
+
+        # Stale rows: a version whose code changed since the row's commit, an unknown commit, a commit
+        # this history does not hold: each marked with a dagger and named in a warning; HEAD's is not.
+        first = subprocess.run(["git", "-C", ROOT, "rev-list", "--max-parents=0", "HEAD"], capture_output=True,
+                               text=True).stdout.split()
+        if HEAD == "unknown" or not first:
+            expect(True, "stale rows (skipped: not a git checkout)")
+        else:
+            stale_csv = os.path.join(tmp, "stale.csv")
+            with open(stale_csv, "w") as f:
+                f.write(HEADER)
+                for v, c in (("00_cub", HEAD), ("01_hillis_steele", "unknown"), ("02_blelloch", "0123456789ab"),
+                             ("06_decoupled_lookback", first[0][:12])):
+                    f.write(row(v, 1 << 24, 1.0, commit=c) + row(v, 1 << 28, 9.0, commit=c))
+            sreadme = os.path.join(tmp, "STALE.md")
+            with open(sreadme, "w") as f:
+                f.write("<!-- results:begin lesson=02_scan -->\n<!-- results:end -->\n")
+            rc, out = plot(stale_csv, "--readmes", sreadme, "--no-plots")
+            text = open(sreadme).read()
+            marked = {v: f"| `{v}` †" in text for v in ("00_cub", "01_hillis_steele", "02_blelloch", "06_decoupled_lookback")}
+            expect(rc == 0 and marked == {"00_cub": False, "01_hillis_steele": True, "02_blelloch": True,
+                                          "06_decoupled_lookback": True} and "† measured on code" in text,
+                   "stale rows marked † with a footnote (changed code, unknown commit, commit not in history); "
+                   "HEAD's row not", f"{marked} {out}")
+            expect("warning: 02_scan 06_decoupled_lookback: rows code changed since" in out and
+                   "warning: 02_scan 01_hillis_steele: rows measured by an unknown commit" in out and
+                   "not in this history" in out, "a warning line names each stale version", out)
 
         bad = os.path.join(tmp, "bad.csv")
         with open(bad, "w") as f:

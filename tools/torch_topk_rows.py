@@ -21,7 +21,20 @@ import sys
 SHAPES = [(1, 128256, 50), (64, 128256, 50), (256, 256000, 1024), (4096, 256, 8), (16384, 128, 8),
           (65536, 64, 2), (4, 1 << 24, 1024), (64, 131072, 256), (256, 262144, 256)]
 DTYPES = {"float32": 4, "bfloat16": 2, "float16": 2}
-COLUMNS = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check"
+COLUMNS = "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check,commit,cuda,driver"
+
+
+def provenance(torch):
+    """',commit,cuda,driver' as the course's programs write them (COURSE_COMMIT, else git, else unknown)."""
+    import subprocess
+    commit = os.environ.get("COURSE_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
+    driver = "unknown"
+    try:
+        driver = open("/proc/driver/nvidia/version").read().split("Module", 1)[1].split()[0]
+    except (OSError, IndexError):
+        pass
+    return f",{commit},{torch.version.cuda or 'unknown'},{driver}"
 
 
 def timed(torch, fn, reps, flush):
@@ -94,7 +107,7 @@ def main():
         print(f"torch.topk  {dtype:8s} {rows} x {cols} k={k}  {ms:9.4f} ms  {gbps:7.1f} GB/s  {100 * gbps / copy:5.1f}% of copy"
               f"  {'PASS' if ok else 'FAIL'}")
         rows_out.append(f"{gpu},01_topk_rows,torch.topk,{dtype},{rows * cols},uniform:{rows}x{cols},k={k},"
-                        f"{args.reps},{ms:.6f},{ms_min:.6f},{gbps:.2f},{copy:.2f},{'PASS' if ok else 'FAIL'}")
+                        f"{args.reps},{ms:.6f},{ms_min:.6f},{gbps:.2f},{copy:.2f},{'PASS' if ok else 'FAIL'}" + provenance(torch))
         del x, vals, idx, src, dst
     if args.csv:
         fresh = not os.path.exists(args.csv) or os.path.getsize(args.csv) == 0
