@@ -20,11 +20,20 @@ No path outside the repository, in any note (every *.md) or code comment (the le
 tests/, plot.py, the Makefile): no ../shared or seeds/ folder, no ../ that climbs out of the
 repository, no absolute /work, /tmp, /home, /root, /mnt path, no "seed 001" / "post 003" label (a
 number only the course's authors can look up). The source posts are cited by title.
-Measured figures in code comments (the lessons' .cu/.cuh/.h and common/): a number followed by ms,
-us, GB/s, TB/s, % of copy (or of CUB/the library), or a ratio with decimals (1.03x), must be a value
-results/**/*.csv gives for that lesson (a median time in ms or us, a bandwidth, a % of copy, or the
-ratio of two versions' times on one case, rounded to 0-4 decimals) or appear in that lesson's
-TUNING.md (where it has its source); otherwise it is stale or invented.
+No measured figure in a code comment (the lessons' .cu/.cuh/.h and common/): a number followed by
+ms, us, GB/s, TB/s, % of copy (or of CUB/the library), or a ratio with decimals (1.03x). One
+exception: a version file's header (before its first #include) may carry one line of exactly this
+form, and only if a row of results/<GPU>.csv matches it:
+    // Measured: <ms> ms for n=<n> <dist> <dtype> <param> on <GPU csv stem>
+(version = the file's stem; ms_median rounded to the digits given; n as an integer or 2^k) and
+that row is not stale: its commit holds the same code as now for the file and the lesson headers it
+includes, comments and whitespace aside (plot.py's rule, which marks stale rows in the tables).
+Lesson notes (lessonNN_*/README*.md): no ms, us, GB/s, TB/s, % of copy or decimal ratio outside the
+tables plot.py generates (between its marker comments), except on a line tagged with the row it
+quotes, which is verified the same way; every figure on such a line must be one of the tagged rows'
+values (ms_median or ms_min in ms or us, gbps, copy_gbps, % of copy, or the ratio of two tagged
+rows' times), rounded to the digits given:
+    ... 0.912 ms (2354 GB/s, 79% of copy) ... <!-- measured: H100_80GB_HBM3 06_decoupled_lookback n=268435456 uniform int32 exclusive=0 -->
 Every kernel (a __global__ definition or declaration in a lesson's .cu/.cuh files, wrong/ and
 exercises/ included) has a // comment line directly above it, or above its `template <...>` line:
 the one-line delta a student reads before the kernel (what it does, what changed since the previous
@@ -149,69 +158,6 @@ def comment_text(path, text):
     for i, c in comments(text, hashed):
         lines[i - 1] += " " + c
     return "\n".join(lines)
-
-
-def rounded(v):
-    return {f"{v:.{d}f}" for d in range(5)}
-
-
-def figure_pools(csv_paths, tuning):
-    """Per lesson number ('02', ...): the values results/ gives, by kind (time, bandwidth, percent,
-    ratio), each rounded to 0-4 decimals; plus the numbers of the lesson's TUNING.md (any kind).
-    tuning: {lesson number: TUNING.md text}."""
-    pools, cases = {}, {}
-    for p in csv_paths:
-        with open(p, newline="") as f:
-            for r in csv.DictReader(f):
-                try:
-                    ms, mn, g, c = (float(r[k]) for k in ("ms_median", "ms_min", "gbps", "copy_gbps"))
-                except (KeyError, ValueError):
-                    continue
-                pool = pools.setdefault(r["lesson"][:2], empty_pool())
-                pool["ms"] |= rounded(ms)
-                pool["us"] |= rounded(ms * 1000)
-                for v in (g, c):
-                    pool["bw"] |= rounded(v) | rounded(v / 1000)
-                if c > 0:
-                    pool["pct"] |= rounded(100 * g / c)
-                cases.setdefault((r["gpu"], r["lesson"], r["dtype"], r["n"], r["dist"], r["param"]), []).append(ms)
-    for key, times in cases.items():
-        pool = pools[key[1][:2]]
-        for a in times:
-            for b in times:
-                if a > 0 and b > 0:
-                    pool["ratio"] |= rounded(a / b)
-                    pool["pct"] |= rounded(100 * a / b)
-    for num, text in tuning.items():
-        pool = pools.setdefault(num, empty_pool())
-        for x in re.findall(r"\d+(?:\.\d+)?", text):   # as written, or rounded to fewer decimals
-            pool["any"] |= {x} | ({f"{float(x):.{d}f}" for d in range(len(x.split(".")[1]))} if "." in x else set())
-    return pools
-
-
-def empty_pool():
-    return {"ms": set(), "us": set(), "bw": set(), "pct": set(), "ratio": set(), "any": set()}
-
-
-def merged_pool(pools):
-    out = empty_pool()
-    for p in pools.values():
-        for k in out:
-            out[k] |= p[k]
-    return out
-
-
-def stale_figures(text, pool):
-    """Measured figures in a source file's comments that neither results/ nor TUNING.md gives."""
-    found = []
-    for i, c in comments(text):
-        for m in FIGURE.finditer(c):
-            num = m.group(1)
-            kind = ("ms" if m.group(2) == "ms" else "us") if m.group(2) else "bw" if m.group(3) else \
-                "pct" if m.group(4) else "ratio"
-            if num not in pool[kind] and num not in pool["any"]:
-                found.append(f"line {i}: {m.group(0).strip()!r}")
-    return found
 
 
 def code_lines(text):
@@ -364,7 +310,8 @@ def run_checks():
             probs = [f"{n} lines before the first #include (at most {HEADER_MAX})"] if n > HEADER_MAX else []
             report_pending("header", os.path.relpath(f, ROOT), probs, f"header at most {HEADER_MAX} lines")
     check_paths()
-    check_figures()
+    check_code_timings()
+    check_note_figures()
     check_kernel_comments()
 
 
@@ -423,20 +370,162 @@ def check_paths():
     report(True, f"code comments of {clean} more files: no path outside the repository")
 
 
-def check_figures():
-    """Measured figures in code comments come from results/ or the lesson's TUNING.md."""
-    tuning = {}
-    for lesson in LESSONS:
-        t = os.path.join(ROOT, lesson, "TUNING.md")
-        tuning[lesson[6:8]] = open(t).read() if os.path.exists(t) else ""
-    pools = figure_pools(sorted(glob.glob(os.path.join(ROOT, "results", "**", "*.csv"), recursive=True)), tuning)
-    everything = merged_pool(pools)
+MEASURED = re.compile(r"^\s*//\s*Measured: (\d+(?:\.\d+)?) ms for n=(\d+|2\^\d+) (\S+) (\S+) (\S+) on ([\w.-]+)\s*$")
+NOTE_TAG = re.compile(r"<!--\s*measured:\s*([\w.-]+)\s+(\S+)\s+n=(\d+|2\^\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s*-->")
+GENERATED = re.compile(r"^<!-- (results|headline|shapes):begin")
+GENERATED_END = re.compile(r"^<!-- results:end -->")
+
+
+def as_n(text):
+    return 1 << int(text[2:]) if text.startswith("2^") else int(text)
+
+
+class Rows:
+    """results/<GPU>.csv rows by (GPU stem, version, n, dist, dtype, param), and whether each is fresh
+    (plot.py's stale rule: the row's commit holds the code that is here now)."""
+
+    def __init__(self, csv_paths, fresh=None):
+        self.rows = {}
+        for p in csv_paths:
+            stem = os.path.splitext(os.path.basename(p))[0]
+            with open(p, newline="") as f:
+                for r in csv.DictReader(f):
+                    try:
+                        key = (stem, r["version"], int(r["n"]), r["dist"], r["dtype"], r["param"])
+                    except (KeyError, ValueError):
+                        continue
+                    self.rows[key] = r
+        self.fresh = fresh or plot_fresh
+
+    def find(self, stem, version, n, dist, dtype, param):
+        return self.rows.get((stem, version, as_n(n), dist, dtype, param))
+
+
+def plot_fresh(row):
+    """None when the row measured the code here now, else why not (plot.stale_reason)."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+    import plot   # one rule for the tables and for this check
+    row = dict(row)
+    for c in ("commit", "cuda", "driver"):
+        row[c] = (row.get(c) or "").strip() or "unknown"
+    return plot.stale_reason(row)
+
+
+def digits(text):
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def same_value(text, value):
+    return f"{value:.{digits(text)}f}" == text
+
+
+def code_timings(path, text, rows):
+    """Measured figures in a source file's comments, and what is wrong with its 'Measured:' line."""
+    found, head, measured = [], header_lines(text), 0
+    lines = text.splitlines()
+    for i, c in comments(text):
+        line = lines[i - 1] if i - 1 < len(lines) else ""
+        m = MEASURED.match(line)
+        if m and i <= head and c == line.split("//", 1)[1]:
+            measured += 1
+            if measured > 1:
+                found.append(f"line {i}: a second 'Measured:' line (one a header)")
+                continue
+            ms, n, dist, dtype, param, stem = m.groups()
+            version = os.path.splitext(os.path.basename(path))[0]
+            row = rows.find(stem, version, n, dist, dtype, param)
+            if row is None:
+                found.append(f"line {i}: no row of results/{stem}.csv for {version} n={n} {dist} {dtype} {param}")
+            elif not same_value(ms, float(row["ms_median"])):
+                found.append(f"line {i}: {ms} ms, but results/{stem}.csv says {float(row['ms_median']):.6f}")
+            else:
+                why = rows.fresh(row)
+                if why:
+                    found.append(f"line {i}: its row is stale ({why})")
+            continue
+        for f in FIGURE.finditer(c):
+            found.append(f"line {i}: {f.group(0).strip()!r}")
+    return found
+
+
+def note_figures(text, rows):
+    """Measured figures in a lesson note's prose (outside generated tables) that no verified tag backs."""
+    found, generated = [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        if GENERATED.match(line):
+            generated = True
+        if generated:
+            generated = not GENERATED_END.match(line)
+            continue
+        figures = list(FIGURE.finditer(line))
+        if not figures:
+            continue
+        tagged, problems = [], []
+        for t in NOTE_TAG.finditer(line):
+            stem, version, n, dist, dtype, param = t.groups()
+            row = rows.find(stem, version, n, dist, dtype, param)
+            if row is None:
+                problems.append(f"line {i}: tag names no row of results/{stem}.csv ({version} n={n} {dist} {dtype} {param})")
+            elif rows.fresh(row):
+                problems.append(f"line {i}: tagged row of {version} is stale ({rows.fresh(row)})")
+            else:
+                tagged.append(row)
+        if problems:
+            found += problems
+            continue
+        for f in figures:
+            if any(t.start() <= f.start() < t.end() for t in NOTE_TAG.finditer(line)):
+                continue   # the tag's own n=, not a figure
+            num = f.group(1)
+            unit = f.group(2) or f.group(3) or f.group(4) or "x"
+            values = []
+            for r in tagged:
+                ms, mn, g, c = (float(r[k]) for k in ("ms_median", "ms_min", "gbps", "copy_gbps"))
+                if unit == "ms":
+                    values += [ms, mn]
+                elif unit in ("us", "µs"):
+                    values += [ms * 1000, mn * 1000]
+                elif unit == "GB/s":
+                    values += [g, c]
+                elif unit == "TB/s":
+                    values += [g / 1000, c / 1000]
+                elif unit.startswith("%"):
+                    values += [100 * g / c] if c > 0 else []
+            if unit == "x" or unit.startswith("%"):
+                values += [float(a["ms_median"]) / float(b["ms_median"]) * (100 if unit.startswith("%") else 1)
+                           for a in tagged for b in tagged if a is not b and float(b["ms_median"]) > 0]
+            if not any(same_value(num, v) for v in values):
+                found.append(f"line {i}: {f.group(0).strip()!r}" + (" (not a value of the tagged rows)" if tagged else ""))
+    return found
+
+
+def results_csvs():
+    return sorted(glob.glob(os.path.join(ROOT, "results", "*.csv")))
+
+
+def check_code_timings():
+    """No measured figure in a code comment, except a header's 'Measured:' line that results/ backs."""
+    rows = Rows(results_csvs())
     files = repo_files(["lesson*/**/*.cu", "lesson*/**/*.cuh", "lesson*/**/*.h", "common/*.cuh", "common/*.h"])
+    clean = 0
     for f in files:
         rel = os.path.relpath(f, ROOT)
-        pool = pools.get(rel[6:8], everything) if rel.startswith("lesson") else everything
-        found = stale_figures(open(f, errors="replace").read(), pool)
-        report_pending("figures", rel, found, "measured figures in comments are in results/ or TUNING.md")
+        found = code_timings(rel, open(f, errors="replace").read(), rows)
+        if found or rel in PENDING["figures"]:
+            report_pending("figures", rel, found, "no measured figure in comments but a header's checked 'Measured:' line")
+        else:
+            clean += 1
+    report(True, f"comments of {clean} more source files: no measured figure")
+
+
+def check_note_figures():
+    """Lesson notes: figures only in generated tables or on a line tagged with the row it quotes."""
+    rows = Rows(results_csvs())
+    for f in repo_files(["lesson*/README*.md"]):
+        found = note_figures(open(f, errors="replace").read(), rows)
+        report_pending("figures", os.path.relpath(f, ROOT), found,
+                       "figures only in generated tables or on a line tagged with its verified row")
 
 
 def self_test():
@@ -483,25 +572,52 @@ def self_test():
         print("FAIL  self-test: a code comment with /work passed"); ok = False
     if outside_paths("x.py", comment_text("tests/x.py", 'p = "/tmp/x"   # a scratch file\n')):
         print("FAIL  self-test: a /tmp path in code (not a comment) failed"); ok = False
-    fd, csv_path = tempfile.mkstemp(suffix=".csv")
+    fd, csv_path = tempfile.mkstemp(suffix=".csv", prefix="H100_80GB_HBM3-")
+    stem = os.path.splitext(os.path.basename(csv_path))[0]
     try:
         with os.fdopen(fd, "w") as f:
-            f.write("gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n"
-                    "G,02_scan,00_cub,int32,16,uniform,-,5,0.880812,0.87,2437.9,2900.0,PASS\n"
-                    "G,02_scan,06_x,int32,16,uniform,-,5,0.858912,0.85,2500.1,3000.0,PASS\n")
-        pools = figure_pools([csv_path], {"02": "the old tile took 1.234 ms"})["02"]
+            f.write("gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check,commit,cuda,driver\n"
+                    "G,02_scan,00_cub,int32,268435456,uniform,exclusive=0,5,0.880812,0.87,2437.9,2900.0,PASS,fresh,13.0,x\n"
+                    "G,02_scan,06_x,int32,268435456,uniform,exclusive=0,5,0.858912,0.85,2500.1,3000.0,PASS,fresh,13.0,x\n"
+                    "G,02_scan,05_old,int32,268435456,uniform,exclusive=0,5,1.5,1.4,1500,3000.0,PASS,old,13.0,x\n")
+        rows = Rows([csv_path], fresh=lambda r: None if r["commit"] == "fresh" else "code changed since old")
     finally:
         os.remove(csv_path)
-    good = ("// 0.859 ms at 2^28, 2500 GB/s, 83% of copy, 1.03x CUB; a probe took 1.234 ms (TUNING.md)\n"
-            "// 2x fewer bytes, 128 x 4 tiles\nfloat t = 0.1234; // no unit: not a figure\n")
-    if stale_figures(good, pools):
-        print(f"FAIL  self-test: figures from results/ flagged: {stale_figures(good, pools)}"); ok = False
-    for what, text in (("a stale time", "// 0.1234 ms on the H100\n"),
-                       ("a stale ratio", "/* the best is\n   1.31x CUB */\n"),
-                       ("a stale % of copy", "int x;  // 97% of copy\n"),
-                       ("a time given as a bandwidth", "// 0.859 GB/s\n")):
-        if not stale_figures(text, pools):
-            print(f"FAIL  self-test: a comment with {what} passed"); ok = False
+    line = f"// Measured: 0.8589 ms for n=2^28 uniform int32 exclusive=0 on {stem}\n"
+    head = "// 06_x -- the idea.\n// 2x fewer bytes, 128 x 4 tiles\n"
+    body = '#include "x.cuh"\nfloat t = 0.1234; // no unit: not a figure\n'
+    if code_timings("lesson02_scan/06_x.cu", head + line + body, rows):
+        print(f"FAIL  self-test: a header's checked Measured line flagged: "
+              f"{code_timings('lesson02_scan/06_x.cu', head + line + body, rows)}"); ok = False
+    for what, path, text in (
+            ("a timing in a comment", "lesson02_scan/06_x.cu", head + body + "int x;  // 0.8589 ms on the H100\n"),
+            ("a ratio to the library", "lesson02_scan/06_x.cu", head + body + "/* the best is\n   1.03x CUB */\n"),
+            ("a % of copy", "lesson02_scan/06_x.cu", head + "// 86% of copy\n" + body),
+            ("a bandwidth in common/", "common/x.cuh", "// streams at 2500 GB/s\n" + body),
+            ("a Measured line whose value differs", "lesson02_scan/06_x.cu", head + line.replace("0.8589", "0.8512") + body),
+            ("a Measured line of another version", "lesson02_scan/07_y.cu", head + line + body),
+            ("a Measured line of a stale row", "lesson02_scan/05_old.cu",
+             head + f"// Measured: 1.5 ms for n=2^28 uniform int32 exclusive=0 on {stem}\n" + body),
+            ("a Measured line below the header", "lesson02_scan/06_x.cu", head + body + line),
+            ("two Measured lines", "lesson02_scan/06_x.cu", head + line + line + body)):
+        if not code_timings(path, text, rows):
+            print(f"FAIL  self-test: {what} passed the timing check"); ok = False
+    tag = f"<!-- measured: {stem} 06_x n=268435456 uniform int32 exclusive=0 -->"
+    bar = f"<!-- measured: {stem} 00_cub n=2^28 uniform int32 exclusive=0 -->"
+    good = (f"06 takes 0.859 ms (2500 GB/s, 83% of copy) at 2^28. {tag}\n"
+            f"That is 1.03x CUB. {tag} {bar}\n2x fewer bytes; 4 x 4 tiles.\n"
+            "<!-- results:begin lesson=02_scan -->\n| `06_x` | 0.8589 | 2500 |\n<!-- results:end -->\n")
+    if note_figures(good, rows):
+        print(f"FAIL  self-test: a note with tagged figures flagged: {note_figures(good, rows)}"); ok = False
+    for what, text in (("an untagged time", "06 takes 0.859 ms at 2^28.\n"),
+                       ("an untagged ratio", "That is 1.03x CUB.\n"),
+                       ("a figure the tag's row does not give", f"06 takes 0.912 ms at 2^28. {tag}\n"),
+                       ("a tag naming no row", f"0.859 ms <!-- measured: {stem} 06_x n=2^20 uniform int32 exclusive=0 -->\n"),
+                       ("a stale tagged row", f"1.5 ms <!-- measured: {stem} 05_old n=2^28 uniform int32 exclusive=0 -->\n"),
+                       ("a figure after a generated table", "<!-- results:begin lesson=02_scan -->\n<!-- results:end -->\n"
+                                                            "It runs at 86% of copy.\n")):
+        if not note_figures(text, rows):
+            print(f"FAIL  self-test: a note with {what} passed"); ok = False
     kernel = "__global__ void k(int* p) {\n    *p = 1;\n}\n"
     for what, text in (("a kernel with no comment", "#include <cstdio>\n\n" + kernel),
                        ("a comment above a blank line", "// k sets *p.\n\n" + kernel),
