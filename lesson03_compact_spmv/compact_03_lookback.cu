@@ -12,7 +12,6 @@
 //    threads: full 128-byte rows whatever the selectivity.
 // Cost model: read 4n, write 4*kept, 8 bytes of status per tile (CUB's bytes); per tile of 6144
 // elements one atomic, one look-back, 3 barriers. Tile size and instruction counts: TUNING.md.
-// Measured (H100, 2^28 int32): 1.10x cub::DeviceSelect::If at 10 % kept, 1.08x at 50 %.
 // Limits: n <= 2^31 - 1 (32-bit counts and offsets); the staged tile lives in 48 KB of static
 // shared memory.
 //
@@ -23,8 +22,8 @@
 #include "compact.cuh"
 
 // The tile is staged in static shared memory, so it must stay under 48 KB (12288 elements).
-// 128 threads x 48 elements: 256 x 24 (the same tile) was 6 % slower, 16 rows with 4 blocks per
-// SM 10 % slower (TUNING.md).
+// 128 threads x 48 elements: 256 x 24 (the same tile) and 16 rows with 4 blocks per SM measured
+// slower (TUNING.md).
 constexpr int kThreads = 128, kWarps = kThreads / 32;
 constexpr int kVecs = 12;                       // rows of 4 elements per thread
 constexpr int kItems = 4 * kVecs;               // elements per thread
@@ -33,7 +32,7 @@ constexpr int kWarpItems = 32 * kItems;         // consecutive elements per warp
 constexpr int kWords = (kVecs + 3) / 4;         // keep-flag words: one byte per row (compact.cuh)
 static_assert(size_t(kTile) * 4 + 64 <= 48 * 1024, "the staged tile must fit in 48 KB of static shared memory");
 
-// 8 blocks per SM asked of __launch_bounds__ caps the registers at 64 (7 blocks: 2 % slower).
+// 8 blocks per SM asked of __launch_bounds__ caps the registers at 64 (7 blocks measured slower).
 // 8 x 128 threads fit even a Turing SM (1024 threads); their shared memory (8 staged tiles) fits
 // Hopper's 228 KB an SM, on smaller GPUs fewer blocks are resident (--plan says how many bytes).
 constexpr size_t kStaticSmem = sizeof(int32_t) * kTile + 64;   // the staged tile and the block's words

@@ -10,7 +10,7 @@
 // everything, one 4-byte store after another: thousands of times slower than the hardware allows.
 // Also, a thread's run is consecutive addresses but the 32 threads of a warp write 32 different
 // runs at once, so a store instruction touches up to 32 separate sectors.
-// Limit: dist 'one' only up to n = 2^22 (one thread writing 2^24 outputs already takes ~100 ms).
+// Limit: dist 'one' only up to n = 2^22 (one thread writing 2^24 outputs one store after another is too slow for a test).
 //
 // Build alone:  nvcc -O3 -arch=native -o expand01 expand_01_thread_per_item.cu
 // Run:          ./expand01 --n 2^24 --dist powerlaw        ./expand01 --test

@@ -11,8 +11,7 @@
 //      (16 outputs per thread in registers, then a block scan of the thread maxima);
 //   4. the block writes its outputs coalesced.
 // A block inside one huge count skips all of it. The same 8n + 4 total bytes as expand_03.
-// Measured (H100, 2^26 uniform counts): 6.65x Thrust's expand, 33 % of a copy on output bytes;
-// TUNING.md has the other distributions and the block shapes tried.
+// TUNING.md has the block shapes tried and what bounds it on each distribution.
 // Limits: as expand_02 (n <= 2^31 - 1, total <= 2^32 - 1).
 //
 // Build alone:  nvcc -O3 -arch=native -o expand04 expand_04_head_scatter.cu
@@ -22,8 +21,8 @@
 
 using expand::padded;
 
-// 256 threads x 16 path steps, 6 blocks per SM (40 registers, no spill). Measured alternatives
-// at 2^26 uniform: no register cap 1.282 ms (vs 1.078), 256 x 32 1.159, 512 x 16 1.147.
+// 256 threads x 16 path steps, 6 blocks per SM (40 registers, no spill). No register cap (72
+// registers, 3 blocks), 256 x 32 and 512 x 16 measured slower on every distribution (TUNING.md).
 constexpr int kThreads = 256;
 constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) per block

@@ -13,8 +13,7 @@
 //      global atomic each (no fix-up kernel)
 // Cost model: the problem's bytes, plus 4 bytes and two atomics a tile of 2560 items; two launches.
 // Float results may differ in the last bits from run to run (the atomics' order varies).
-// Measured (H100, 2^22 rows x 16, float32, cuSPARSE in the same run): power-law 1.01x, random
-// 1.01x, banded 1.10x. Why the loads are aligned and "evict first": TUNING.md.
+// Why the loads are aligned and "evict first": TUNING.md.
 //
 // Build alone:  nvcc -O3 -arch=native -o spmv05 spmv_05_merge_path.cu -lcusparse
 // Run:          ./spmv05 --gen giant_row --n 2^22      ./spmv05 --test
@@ -23,14 +22,14 @@
 // The tile is staged in shared memory (row ends, products, partial y: 4 + 2 sizeof(T) bytes per
 // item), so block x items is capped by the 48 KB of static shared memory.
 constexpr int kBlock = 256;   // threads per block (128 with 10 blocks per SM: faster on banded only)
-// Merge items per thread: 10 for float (11: 0.7-0.8 % slower on power-law and random, 1.6 % faster
-// on banded; 12, measured without the hint, no faster than 11), 5 for double.
+// Merge items per thread: 10 for float (11: slower on power-law and random, faster on banded;
+// 12, measured without the hint, no faster than 11: TUNING.md), 5 for double.
 template <class T> constexpr int kItems = sizeof(T) == 4 ? 10 : 5;
 template <class T> constexpr int kTile = kBlock * kItems<T>;
 static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "float tile over 48 KB of shared memory");
 static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "double tile over 48 KB of shared memory");
 // Blocks per SM asked of __launch_bounds__: 5 caps the registers at 48 with no spill (6: 40
-// registers, random and power-law 40% slower). Clamped to the SM's thread limit (a Turing SM
+// registers: the gathers on random and power-law columns much slower). Clamped to the SM's thread limit (a Turing SM
 // holds fewer than 5 x 256 threads).
 template <class T> constexpr int kStaticSmem = sizeof(int) * (kTile<T> + 1) + sizeof(T) * (2 * kTile<T> + 2);
 template <class T> constexpr int kMinBlocks = course::min_blocks_that_fit(5, kBlock, kStaticSmem<T>);
@@ -45,7 +44,7 @@ template <class T> constexpr int kMinBlocks = course::min_blocks_that_fit(5, kBl
 // 8 lanes, against 22 for a binary search by one thread). The probes are not sorted, so the group
 // keeps the largest passing and smallest failing probe (shuffle max / min over its G lanes). Why
 // not a whole warp: each probe is a separate 32-byte sector; an earlier evenly spaced version of
-// this search took 24.7 us with 32 lanes against 10.7 with 8 (2^22 x 16, ~40k boundaries).
+// this search measured over twice as long with 32 lanes as with 8 (TUNING.md).
 // It also zeroes y[r] for each boundary row r: the tiles on both sides of a boundary add their
 // parts of row r into y[r] with atomics (see merge_path_spmv), and this kernel runs before them.
 constexpr int kSearchLanes = 8;
@@ -88,10 +87,8 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
 
 // The matrix's loads carry the L2 hint "evict first" (spmv::ldg_hint): each of its lines is read
 // once, while x's lines are gathered again and again, so the hint keeps x in the L2 and lets the
-// streamed lines go first. With the aligned loads below it gains on every family (H100, float32,
-// against the same kernel without it: power-law 0.597 -> 0.583 ms, banded 0.2246 -> 0.2208,
-// 2-D Poisson 0.1048 -> 0.1029). Before the loads were aligned it cost 13-15 % on banded and
-// 2-D Poisson rows. A likely reading, not profiled: a warp's 32 columns then straddled two lines,
+// streamed lines go first. With the aligned loads below it gains on every family (TUNING.md).
+// Before the loads were aligned it cost time on banded and 2-D Poisson rows. A likely reading, not profiled: a warp's 32 columns then straddled two lines,
 // the next warp read the second line again, and "evict first" had let it go in between.
 // 03's balanced split, but over rows + nonzeros and with the products kept on chip: one block
 // per tile of merge items, each thread walking its own 10 (float) or 5 (double).
@@ -210,7 +207,7 @@ merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* _
     // Row r0 may have begun in an earlier tile, whose carry goes to y[r0] too (zeroed by the
     // partition): add, do not store. Every other finished row is this tile's alone.
     // One global atomic per tile for the open row: a long row spans many tiles, and one global
-    // atomic per THREAD into it measured 0.768 ms on power-law against 0.624 with one per tile.
+    // atomic per THREAD into it measured slower on power-law (TUNING.md).
     if (threadIdx.x == 0 && r1 < rows) atomicAdd(y + r1, s_carry);   // y[r1] was zeroed by the partition
     for (int r = threadIdx.x; r < n_rows; r += kBlock) {
         if (r == 0) atomicAdd(y + r0, s_y[0]);
