@@ -9,7 +9,6 @@
 // A counter never passes 0xFFFF: a barrier after every 16 keys per thread bounds what the block
 // adds between a crossing and its take-back to 16384 (the argument is below the includes).
 // Cost: n shared atomics + at most n / 32768 global ones from crossings + blocks x non-zero bins.
-// Measured (H100, 2^28 uniform keys, 65536 bins): 0.723 ms, 19.7x CUB (14.25 ms).
 // What limits it: not DRAM: bank conflicts of random bins among 65536 (TUNING.md). The other way
 // past the shared-memory limit, clusters sharing 32-bit counters, is 06_cluster_dsmem.cu.
 // Limit: bins x 2 bytes of shared memory (H100: 116224 bins).
@@ -29,8 +28,7 @@
 // cancelled by the 0xFFFF added there. At the end each block adds what its counters hold
 // (blocks x non-zero bins global atomics: 132 x 65536 on an H100, ~8.6 M, not free at small n).
 // Runs: this 16-bit path still merges runs of equal neighbouring keys into one add of +run
-// (Visit16::vec), as it did when it was measured (2^28 uniform keys, 65536 bins: 0.723 ms, CUB
-// 14.39 ms). On 256 and 4096 bins the same merging measured slower on every input
+// (Visit16::vec), as it did when it was measured (TUNING.md). On 256 and 4096 bins the same merging measured slower on every input
 // (wrong/run_aggregation_slowdown.cu); here it is untested without.
 
 constexpr int kBlock16 = 1024;

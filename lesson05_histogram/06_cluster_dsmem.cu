@@ -8,9 +8,8 @@
 // the atomic.
 // Cost: n distributed-shared atomics ((C-1)/C of them to another SM) and C times fewer global
 // atomics in the merge than 05's flush; cluster.sync() after zeroing and after counting.
-// Measured (H100, 2^28 uniform keys, 65536 bins): 4.97 ms, 2.86x CUB (14.25 ms) but 6.9x slower
-// than 05's 16-bit counters (0.723 ms).
-// What limits it (likely; the times are measured): each remote add is a small request of its own
+// Faster than CUB on 65536 bins, but much slower than 05's 16-bit counters (TUNING.md).
+// What limits it (likely; not profiled): each remote add is a small request of its own
 // over the SM-to-SM network, far slower than the SM's own shared atomics. Clusters pay when the
 // remote traffic is coarse. Limits: sm_90+ (elsewhere, and up to 12288 bins, this is 04); at
 // most 8 x 64 KB = 131072 bins. Notes below the includes.

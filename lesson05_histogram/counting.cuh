@@ -103,8 +103,7 @@ count_kernel(const T* in, size_t n, Binner binner, uint32_t log_r, uint32_t* his
 // we write it in PTX: `red.shared.add.u32` is the atomic add whose old value nobody reads (SASS:
 // ATOMS.POPC.INC, what atomicAdd(p, 1) compiles to). Measured (nvcc 13.0, sm_90, cuobjdump): the
 // loop over 4 x 16 bytes a thread is 274 instructions (4.3 a byte, loads included) against 456
-// (7.1); ncu on the H100 at 2^30 bytes: 143.5 M warp instructions against 241 M (CUB's kernel:
-// 163 M), DRAM at 92 % of peak against 88 %.
+// (7.1); ncu at 2^30 bytes: 143.5 M warp instructions against 241 M (CUB's kernel: 163 M).
 struct LaneByteCopies {
     uint32_t mine;   // shared-window address of this lane's counter of bin 0
     __device__ __forceinline__ void add(uint32_t byte) {
@@ -121,7 +120,7 @@ struct LaneByteCopies {
 };
 
 // 4 blocks of 512 threads per SM need at most 32 registers a thread: the bound holds the kernel
-// there (no spills). Without it nvcc took 64, so 2 blocks an SM: about 0.3 % slower on the H100.
+// there (no spills). Without it nvcc took 64, so 2 blocks an SM: measured slightly slower.
 // SMs of 1024 or 1536 threads (sm_75, sm_86, sm_89) hold fewer: min_blocks_that_fit asks for those.
 constexpr uint32_t kByteCopyWords = 256u << 5;   // 256 bins x 32 lane copies
 // Delta from count_kernel: bytes with R = 32 fixed, so each lane's counter address is computed once.

@@ -11,7 +11,7 @@
 // by memory, not by shared atomics; merging adds a compare and a select per sample and makes a
 // vector's samples a dependent chain; and a shared atomic is a warp instruction, so on mixed input
 // (some lane ends a run at almost every step) the warp issues about as many atomics as 04, now
-// divergent: the worst case, 1.73x to 1.76x the time of 04.
+// divergent: the worst case (TUNING.md has the times).
 // Lesson: an optimisation against a cost the previous version already removed only adds work.
 //
 // Build: nvcc -O3 -arch=native -o w_runs wrong/run_aggregation_slowdown.cu (from the lesson folder)
