@@ -186,7 +186,7 @@ inline void start_team(int gpus) {
 // A LinkArray is such memory, registered with every pair communicator (mgpu::pair_links) as soon as
 // both exist, and deregistered before it is freed. Registration is local (not collective), so it
 // may happen in a job's constructor; every rank registers the same buffers, as NCCL requires.
-// Measured, 11's exchange of 2^29 keys on 4 H200s: 1.99 ms from cudaMalloc, 1.72 registered.
+// Registered, 11's exchange on 4 GPUs measured faster than from cudaMalloc (lesson04_sort/TUNING.md).
 struct LinkRegistration {
     void* p = nullptr;
     size_t bytes = 0;
@@ -211,12 +211,12 @@ inline void deregister_link_memory(LinkRegistration& r) {
 // round-robin schedule (pair_partner, common/slices.h; "round" d names one of them), each pair on
 // its own communicator and stream, all at once. NCCL gives each communicator's point-to-point work
 // a set of channels (CUDA blocks, 32 here); in the team's communicator a GPU that feeds P - 1 peers
-// at once shares each channel's threads among them. Measured, 11's exchange of 2^29 keys on 4
-// H100s: one group on the team's communicator 3.53 ms; the same with 64 channels
-// (NCCL_MIN_P2P_NCHANNELS=64) 2.01; a communicator per pair, all at once, 1.91-2.05. One pair at a
-// time is slower however the pair's communicator is made: 3.15 ms (split, split with 32 CTAs, or
-// made fresh by ncclCommInitRank), 4.46 on the team's communicator: a pair alone moved ~128 GB/s
-// each way in a 4-GPU job, where a 2-GPU job's pair moves ~343 (not explained; TUNING.md).
+// at once shares each channel's threads among them. Measured on 4 GPUs (lesson04_sort/TUNING.md):
+// a communicator per pair, all at once, is as fast as the team's communicator given 64 channels
+// (NCCL_MIN_P2P_NCHANNELS=64) and much faster than it with NCCL's default. One pair at a time is
+// slower however the pair's communicator is made (split, split with 32 CTAs, or made fresh by
+// ncclCommInitRank): a pair alone in a 4-GPU job moved a fraction of what a 2-GPU job's pair
+// moves (not explained).
 // Made once, when first asked for (every rank must ask at the same point: ncclCommSplit is
 // collective), one split per round; with odd P the GPU paired with the phantom sits the round out.
 // On 2 GPUs the team's own communicator is the pair's. finish_team destroys them.
