@@ -9,8 +9,8 @@
 // searches and walks its own 16 steps there, and the outputs are staged so they go out coalesced.
 // Cost model: the scan reads counts and writes offsets (8n), the partition ~log2(n) words a block,
 // the expand reads the offsets again (4n) and writes the outputs: 12n + 4 total bytes against the
-// problem's 4n + 4 total (uniform 0..8: at best 20/28 = 71% of copy).
-// Measured: well under that bound (the README table).
+// problem's 4n + 4 total (uniform 0..8: at best 20/28 of a copy's speed). What it reaches is well under that bound
+// (the README table).
 // What limits it next: the offsets' extra 8n bytes; expand_03 keeps one offset per 32 items.
 // Limits: n <= 2^31 - 1, total <= 2^32 - 1 (32-bit offsets, the lesson02 scan).
 //
