@@ -348,6 +348,12 @@ def notes_tests():
               timeout=120)
 
 
+def notebook_tests():
+    """notebooks/quickstart.ipynb is valid and every command it runs exists (tests/test_notebook.py)."""
+    sub_suite([sys.executable, os.path.join(ROOT, "tests", "test_notebook.py")], "the quick-start notebook",
+              "notebook: ", 6, timeout=60)
+
+
 def script_tests(tmp):
     """The shell scripts parse (bash -n), and the GPU-only ones say 'skipped' (77) without a GPU."""
     scripts = sorted(glob.glob(os.path.join(ROOT, "tests", "*.sh")) + glob.glob(os.path.join(ROOT, "tools", "*.sh"))) + \
@@ -629,6 +635,7 @@ def main():
             npy_file_tests(build, tmp)
             plot_tests(tmp)
             notes_tests()
+            notebook_tests()
             skeleton_tests()
             plan_tests(build)
             script_tests(tmp)
