@@ -21,8 +21,21 @@ MAKEFLAGS += --output-sync=target
 # ARCH: native, or a list of 75 80 86 89 90 100 120 (machine code for those GPUs), or compute_75
 # etc. (PTX only: the driver JIT-compiles it, so an H100 runs exactly the code a T4 would run;
 # pair it with COURSE_GPU_PROFILE=t4 for the T4's limits: README, "The GPUs it runs on").
+# ARCH=native where no GPU is found (nvidia-smi -L lists none, e.g. CI or a laptop): a documented
+# default instead of nvcc's own guess: sm_75 (T4) and sm_90 (H100/H200) machine code, and compute_90
+# PTX that newer GPUs JIT-compile. One line says so.
+NATIVE_DEFAULT := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 ifeq ($(ARCH),native)
-  ARCHFLAGS := -arch=native
+  ifeq ($(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU'),0)
+    ARCHFLAGS := $(NATIVE_DEFAULT)
+    ifeq ($(MAKELEVEL),0)
+      ifneq ($(filter-out help clean plot,$(or $(MAKECMDGOALS),all)),)
+        $(info note: no GPU found (nvidia-smi -L): ARCH=native builds sm_75 + sm_90 code and compute_90 PTX; for your GPU give e.g. ARCH=86)
+      endif
+    endif
+  else
+    ARCHFLAGS := -arch=native
+  endif
 else
   comma := ,
   ARCHFLAGS := $(foreach a,$(ARCH),$(if $(findstring compute_,$(a)),-gencode arch=$(a)$(comma)code=$(a),-gencode arch=compute_$(a)$(comma)code=sm_$(a)))
@@ -53,7 +66,7 @@ PROGRAMS := $(patsubst %.cu,$(BUILD)/%,$(SOURCES))
 HOST_TEST_SOURCES := $(wildcard tests/*.cu)
 HOST_TESTS := $(patsubst tests/%.cu,$(BUILD)/tests/%,$(HOST_TEST_SOURCES))
 
-.PHONY: all help test bench bench-run plot sanitize grade clean \
+.PHONY: all help check test bench bench-run plot sanitize grade clean \
         lesson01 lesson02 lesson03 lesson04 lesson05 host-tests
 all: $(PROGRAMS) $(HOST_TESTS)
 
@@ -110,7 +123,17 @@ $(eval $(call lesson_target,03,lesson03_compact_spmv))
 $(eval $(call lesson_target,04,lesson04_sort))
 $(eval $(call lesson_target,05,lesson05_histogram))
 
-# The README's test command. Host part everywhere; GPU part where a GPU is present (else skipped).
+# Every test that needs no GPU (host tests, notes, plans, plot, fuzzers, the command line of what it
+# builds), building only what they use: the host tests and one program or two of each lesson.
+CHECK_SET := lesson01_topk/topk_05_radix_select lesson02_scan/00_cub lesson02_scan/06_decoupled_lookback \
+             lesson03_compact_spmv/compact_03_lookback lesson03_compact_spmv/spmv_05_merge_path \
+             lesson04_sort/08_radix_onesweep lesson05_histogram/04_per_lane_copies
+CHECK_PROGRAMS := $(filter $(addprefix $(BUILD)/,$(CHECK_SET)),$(PROGRAMS))
+check: $(CHECK_PROGRAMS) $(HOST_TESTS)
+	$(PYTHON) tests/run_tests.py --build $(BUILD) --host-only
+
+# The README's test command: make check's tests over every program, then the GPU part where a GPU
+# is present (else each GPU case is reported skipped, never passed).
 test: all
 	$(PYTHON) tests/run_tests.py --build $(BUILD) $(if $(QUICK),--quick)
 
@@ -142,25 +165,33 @@ plot:
 sanitize: all
 	$(PYTHON) tests/sanitize.py --build $(BUILD) --lessons "$(LESSONS)"
 
-# Grade the exercises: each passes its battery once completed. EX=name grades one (and builds only it):
+# Grade the exercises on a GPU: each passes its battery once completed. EX=name grades one, building
+# only it, the course's version of the same step and the library bar (tests/grade_board.txt), and
+# prints beside PASS/FAIL the three programs' times at the lesson's default size, run one after the
+# other. Without a GPU (nvidia-smi -L lists none) it says so in one line and fails (run_tests: 77):
 #   make grade EX=lookback_loop
 EX_PROGRAM = $(filter %/exercises/$(EX),$(PROGRAMS))
-grade: $(if $(EX),$(EX_PROGRAM),all)
-	@$(if $(EX),$(if $(EX_PROGRAM),,echo "error: no exercise named '$(EX)' (ls lesson*/exercises/)"; exit 2))
+EX_BOARD = $(filter $(addprefix $(BUILD)/,$(shell awk '$$1 == "$(EX)" {print $$2; print $$3}' tests/grade_board.txt)),$(PROGRAMS))
+grade:
+	@$(if $(EX),$(if $(EX_PROGRAM),,echo "error: no exercise named '$(EX)' (ls lesson*/exercises/)" >&2; exit 2))
+	@nvidia-smi -L 2>/dev/null | grep -q '^GPU' || { echo "make grade needs a GPU: nvidia-smi lists none, so nothing was graded (exit 77)" >&2; exit 77; }
+	@$(MAKE) --no-print-directory $(if $(EX),$(EX_PROGRAM) $(EX_BOARD),all)
 	$(PYTHON) tests/run_tests.py --build $(BUILD) --grade $(if $(EX),--only 'exercises/$(EX)\.cu$$')
 
 clean:
 	rm -rf $(BUILD)
 
 help:
-	@echo "make               build every program into $(BUILD)/ (ARCH=native; ARCH=\"75 90\" for both)"
+	@echo "make               build every program into $(BUILD)/ (ARCH=native; ARCH=\"75 90\" for both; no GPU: 75 + 90)"
 	@echo "make lesson01..05  build a lesson, run each version at its default size, print one table"
-	@echo "make test          host tests everywhere, every program's --test where a GPU is present"
+	@echo "make check         every test that needs no GPU, building only what they use (a few minutes)"
+	@echo "make test          make check's tests over every program, then every --test where a GPU is present"
 	@echo "                   (QUICK=1: smaller battery); ends with 'N passed, N failed, N skipped'"
 	@echo "make bench         GPU: every version's --sweep into results/<gpu>.csv (LESSONS=... to narrow)"
 	@echo "make plot          results/*.csv -> plots/*.png and the tables in each lesson README"
 	@echo "make sanitize      GPU: compute-sanitizer memcheck, racecheck, synccheck, initcheck"
-	@echo "make grade         run the exercises' batteries (they fail until completed); EX=name grades one"
+	@echo "make grade         GPU: the exercises' batteries (they fail until completed); EX=name grades one,"
+	@echo "                   beside the course's version and the library bar (no GPU: one line, fails)"
 	@echo "one program        make build/lesson02_scan/06_decoupled_lookback"
 	@echo "                   build/lesson02_scan/06_decoupled_lookback --n 2^24     (--help, --test, --plan)"
 	@echo "another GPU        make BUILD=build_t4 ARCH=compute_75, then COURSE_GPU_PROFILE=t4 build_t4/...: the code and"

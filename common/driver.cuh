@@ -261,6 +261,20 @@ inline int refuse(const std::exception& e) {
 }
 
 // The whole program. Exit: 0 pass, 1 wrong answer, 2 usage/input error, 3 CUDA error, 77 no GPU.
+// The closing line of a --test battery and its exit status. A battery that ran no case (every one
+// past the version's limits, or skipped) checked nothing: it says so and fails, never "0 failed".
+inline int battery_end(const std::string& version, int passed, int failed, int skipped, size_t beyond) {
+    std::printf("%s: %d passed, %d failed", version.c_str(), passed, failed);
+    if (skipped) std::printf(", %d skipped", skipped);
+    std::printf("\n");
+    if (passed + failed == 0) {
+        std::printf("FAIL  %s: the battery ran no case (%zu beyond this version's limit, %d skipped): nothing was "
+                    "checked\n", version.c_str(), beyond, skipped);
+        return kExitWrong;
+    }
+    return failed ? kExitWrong : kExitPass;
+}
+
 inline int drive(int argc, char** argv, const LessonDef& def) {
     Options o = parse_options(argc, argv, def.cli);
     try {
@@ -295,11 +309,7 @@ inline int drive(int argc, char** argv, const LessonDef& def) {
             int r = run_case(def, o, c, o.test);
             (r > 0 ? passed : r == 0 ? failed : skipped)++;
         }
-        if (o.test) {
-            std::printf("%s: %d passed, %d failed", def.version.c_str(), passed, failed);
-            if (skipped) std::printf(", %d skipped", skipped);
-            std::printf("\n");
-        }
+        if (o.test) return battery_end(def.version, passed, failed, skipped, beyond);
         return failed ? kExitWrong : kExitPass;
     } catch (const Refusal& e) {   // an option, a --matrix or --input file, a case this GPU or version cannot run
         return refuse(e);
