@@ -1,24 +1,22 @@
-// topk_07_multi_gpu — top-k across GPUs: each GPU selects the k best of its slice with 05's radix
-// select, an ncclAllGather brings every GPU's candidates (values and input indices) to every GPU,
-// and each GPU merges the P sorted candidate lists into the same k best (deterministic ties).
-// Notes: ../lesson04_sort/README_multi_gpu.md. Measured (4 x H200, float32 uniform, k = 1024,
-// before the merge): 2^28: 0.294 ms on 2 GPUs, 0.235 on 4, against 05 alone 0.383; 2^24: no gain.
+// topk_07_multi_gpu — top-k across GPUs: each GPU selects the k best of its slice with the best
+// one-GPU build (radix_topk.cuh: topk_06's radix select), an ncclAllGather brings every GPU's
+// candidates (values and input indices) to every GPU, and each GPU merges the P sorted candidate
+// lists into the same k best (deterministic ties). Notes: ../lesson04_sort/README_multi_gpu.md.
 // Build: make build/lesson01_topk/topk_07_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
 //   nvcc -O3 -arch=native -std=c++17 -o topk07 topk_07_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   build/lesson01_topk/topk_07_multi_gpu --n 2^28 --k 1024 --gpus 2      ... --test --gpus 1
 //
-// What changes since 05 (one GPU): each GPU reads n/P elements (the step that costs bandwidth);
-// the k best overall are among the union of each slice's k best, so only P x min(k, n/P)
-// candidates cross the links ((P-1) x k x 8 bytes into each GPU: k = 1024 on 4 GPUs, 24 KB).
-// The final choice is a function of the candidates alone, the same on every GPU: order by (key,
-// then lower input index). k <= 4096: 05 returns each list in that order, so a candidate's place
-// is its place in its list plus, per other list, a binary search (one launch); larger k: CUB
-// sorts the candidates by (key, index). 05's own tie choice (an atomic ticket) could differ
-// between two selects of the same candidates: the first build failed that way on 2 and 4 GPUs.
-// Limits: 05's (n < 2^31, its CUB sort of the k results takes an int count); k <= n.
-#define COURSE_NO_MAIN
-#include "topk_05_radix_select.cu"
-#undef COURSE_NO_MAIN
+// What changes since topk_06 (one GPU): each GPU reads n/P elements (the step that costs
+// bandwidth); the k best overall are among the union of each slice's k best, so only P x min(k,
+// n/P) candidates cross the links ((P-1) x k x 8 bytes into each GPU). The final choice is a
+// function of the candidates alone, the same on every GPU: order by (key, then lower input index).
+// k <= 4096: topk_06 returns each list in that order, so a candidate's place is its place in its
+// list plus, per other list, a binary search (one launch); larger k: CUB sorts the candidates by
+// (key, index), with a 64-bit count (P x k slots pass 2^31 before n does). topk_06's own tie
+// choice (an atomic ticket) could differ between two selects of the same candidates: the first
+// build failed that way on 2 and 4 GPUs. Gains only where a slice's read outweighs the exchange
+// (large n). Limits: topk_06's (n < 2^31, its CUB sort of the k results takes an int count).
+#include "radix_topk.cuh"   // topk_06's radix_topk<T> and limits()
 #include "../common/multi_gpu.cuh"
 
 namespace mtopk {
@@ -40,7 +38,7 @@ __device__ __forceinline__ uint64_t packed_at(const T* vals, const uint32_t* idx
 }
 
 // k <= 4096, one thread a candidate slot: P lists of `per` slots, each in descending packed order
-// (05's rank phase; unused slots last). Candidate j of list r has j candidates of its list above
+// (topk_06's rank phase; unused slots last). Candidate j of list r has j candidates of its list above
 // it, and in list q the count found by a binary search: the sum is its place in the merge of all
 // P lists, distinct for distinct candidates, so the first k places are written exactly once.
 template <class T>
@@ -64,7 +62,7 @@ __global__ void merge_lists(const T* __restrict__ vals, const uint32_t* __restri
     if (place < k) { out_vals[place] = vals[s]; out_idx[place] = idx[s]; }
 }
 
-// k > 4096 (05's lists are ordered by key only): every slot's packed value, CUB sorts them.
+// k > 4096 (topk_06's lists are ordered by key only): every slot's packed value, CUB sorts them.
 template <class T>
 __global__ void pack_slots(const T* __restrict__ vals, const uint32_t* __restrict__ idx, size_t slots, bool smallest,
                            uint64_t* __restrict__ packed, uint32_t* __restrict__ slot) {
@@ -106,7 +104,7 @@ public:
         d_my_vals_ = course::DeviceArray<T>(per_);
         d_my_idx_ = course::DeviceArray<uint32_t>(per_);
         // A slice shorter than per_ fills only part of its list: the rest stays marked unused
-        // (05 writes only its k results), and NCCL reads initialised memory.
+        // (topk_06 writes only its k results), and NCCL reads initialised memory.
         CUDA_CHECK(cudaMemset(d_my_vals_.data(), 0, per_ * sizeof(T)));
         CUDA_CHECK(cudaMemset(d_my_idx_.data(), 0xFF, per_ * 4));
         d_all_vals_ = course::DeviceArray<T>(slots_);
@@ -120,7 +118,7 @@ public:
             d_slot_sorted_ = course::DeviceArray<uint32_t>(slots_);
             size_t temp = 0;
             CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp, d_packed_.data(), d_packed_sorted_.data(),
-                                                                 d_slot_.data(), d_slot_sorted_.data(), int(slots_)));
+                                                                 d_slot_.data(), d_slot_sorted_.data(), slots_));
             d_temp_ = course::DeviceArray<unsigned char>(std::max<size_t>(temp, 1));
         }
         steps.name({"local top-k", "all-gather", "merge"});
@@ -151,7 +149,7 @@ public:
             CUDA_CHECK_LAST();
             size_t temp = d_temp_.size();
             CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(d_temp_.data(), temp, d_packed_.data(), d_packed_sorted_.data(),
-                                                                 d_slot_.data(), d_slot_sorted_.data(), int(slots_), 0, 64,
+                                                                 d_slot_.data(), d_slot_sorted_.data(), slots_, 0, 64,
                                                                  t.stream));
             gather_slots<T><<<course::blocks_for(k_, 256), 256, 0, t.stream>>>(
                 d_all_vals_.data(), d_all_idx_.data(), d_slot_sorted_.data(), k_, d_vals_.data(), d_idx_.data());

@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
 SIZES = ["1000", "4097"]   # a partial tile (within every single-block limit), and a tile boundary plus one
 # Paths that those sizes never reach, checked with every tool as well (each list is one run's
-# arguments). topk_05_radix_select samples and filters (S0, S1, F) only from 2^22 keys, and stops on
+# arguments). topk_06_sampled_one_launch samples and filters (S0, S1, F) only from 2^22 keys, and stops on
 # ties only when the candidates are one key: its race on a widened shared load showed only at
 # 2^22 all-equal. The histograms' large-bin paths need keys and more bins than bytes have; 08's
 # full tiles (8192 keys, every type) start past the sizes, it carries values only for pairs, and
@@ -27,8 +27,9 @@ SIZES = ["1000", "4097"]   # a partial tile (within every single-block limit), a
 # after its batch only in tiles inside a row longer than a tile (the giant row). The row-wise
 # top-k's multi-block paths need longer rows than the sizes (their comment below).
 EXTRA = {
-    "lesson01_topk/topk_05_radix_select": [["--n", "2^22", "--k", "2048"],
-                                      ["--n", "2^22", "--k", "1024", "--dist", "equal"]],
+    "lesson01_topk/topk_06_sampled_one_launch": [["--n", "2^22", "--k", "2048"],
+                                                  ["--n", "2^22", "--k", "1024", "--dist", "equal"]],
+    "lesson01_topk/topk_05_radix_select": [["--n", "2^22", "--k", "1024", "--dist", "equal"]],
     "lesson05_histogram/05_large_bins": [["--type", "uint32", "--bins", "65536", "--n", "100000"]],
     "lesson05_histogram/06_cluster_dsmem": [["--type", "uint32", "--bins", "65536", "--n", "100000"]],
     "lesson04_sort/08_radix_onesweep": [["--n", "20001"], ["--type", "pairs", "--n", "20001"],

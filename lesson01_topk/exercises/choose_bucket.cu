@@ -14,9 +14,8 @@
 // Until it is done the passes pick bucket 0 and the checker fails (exit 1).
 // Check:  make grade EX=choose_bucket   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/choose_bucket, then run it with --test --quick
-// Solution: topk_05_radix_select.cu, FindBucket.
-#define COURSE_NO_MAIN
-#include "../topk_05_radix_select.cu"   // its kernels, without its main
+// Solution: radix_select.cuh, FindBucket.
+#include "../radix_topk.cuh"   // the best build, radix_topk<T, Find>
 
 using topk::radix::Choice;
 

@@ -6,9 +6,8 @@
 // the elements above the k-th key (a natural slip: "output key > kth"), so the last k_rem slots of
 // the output are never written. On inputs with distinct values k_rem is 1 and a single slot stays
 // poisoned; on all-equal input nothing is written at all. The checker reports the poisoned slot
-// (an index out of range). Everything else is topk_05_radix_select (topk_05_radix_select.cu, Policy<false>).
-#define COURSE_NO_MAIN
-#include "../topk_05_radix_select.cu"   // its kernels, without its main
+// (an index out of range). Everything else is the best build (topk_06_sampled_one_launch, through radix_topk.cuh, Policy<false>).
+#include "../radix_topk.cuh"
 
 int main(int argc, char** argv) {
     using namespace topk::radix;
