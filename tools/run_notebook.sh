@@ -4,8 +4,8 @@
 # output. The GPU tests run it as a T4 would (compute_75 PTX, a T4's limits):
 #   ARCH=compute_75 COURSE_GPU_PROFILE=t4 OUT=devout tools/run_notebook.sh
 # Needs nbclient, nbformat, ipykernel and jupyter_client (pip install them; on a machine without
-# network, from wheels: python3 -m pip install --no-index --no-deps --target /tmp/site .whl/*.whl
-# and PYTHONPATH=/tmp/site). Without a GPU the notebook's GPU cells say "no GPU" and move on.
+# network, from wheels: python3 -m pip install --no-index --no-deps --target DIR .whl/*.whl and
+# PYTHONPATH=DIR). Without a GPU the notebook's GPU cells say "no GPU" and move on.
 # Writes $OUT/quickstart.executed.ipynb and $OUT/quickstart.log (OUT defaults to build/notebook);
 # exit 0 when every cell ran, 1 when one failed, 2 when nbclient is missing.
 set -u

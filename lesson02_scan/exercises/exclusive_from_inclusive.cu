@@ -1,15 +1,14 @@
 // exercises/exclusive_from_inclusive — turn an inclusive scan into an exclusive one.
 //
 // The launcher below already computes the INCLUSIVE scan with the lesson's best kernel
-// (scan::device_scan of 06_decoupled_lookback.cu, through scan.cuh). For --exclusive 1 it writes
+// (scan::device_scan, scan.cuh: 06_decoupled_lookback's single pass). For --exclusive 1 it writes
 // the inclusive scan into a scratch buffer and calls `exclusive_from_inclusive`, whose body is
 // missing: until you write it, every exclusive case of the battery fails (the output stays poisoned).
-//
 // TODO: write the kernel body so that out[i] is the exclusive prefix:
 //   out[0] = 0,  out[i] = inclusive[i - 1]  for 0 < i < n.
 // Hints:
-//  * One thread per element, a grid-stride loop or a grid of course::blocks_for(n, 256) blocks;
-//    i must be a size_t (n reaches 2^31).
+//  * One thread per element: the launch is course::blocks_for(n, 256) blocks of 256
+//    (common/device.cuh); a grid-stride loop is safe too. i must be a size_t (n reaches 2^31).
 //  * Why not out[i] = inclusive[i] - in[i]? For int32 it works (wrap-around subtraction undoes
 //    wrap-around addition exactly), but for float32 it cancels catastrophically once the prefix is
 //    large: try to explain why before you pick. This exercise passes `in` so you can experiment.

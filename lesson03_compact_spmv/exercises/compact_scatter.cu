@@ -1,7 +1,8 @@
 // exercises/compact_scatter — write the scatter step of the three-kernel compaction.
 //
-// The flags (1 = keep) and their exclusive scan (each element's address among the kept ones) are
-// computed for you. Your part, in scatter_kernel below:
+// The flags (1 = keep: compact::keep, compact.cuh) and their exclusive scan (each element's address
+// among the kept ones: scan::device_scan, lesson02_scan/scan.cuh) are computed for you, into
+// scratch from course::scratch_as (common/device.cuh). Your part, in scatter_kernel below:
 //   1. if element i is kept, write it to out[offsets[i]];
 //   2. the thread of the LAST element writes the number of kept elements to *count
 //      (hint: what does an exclusive scan leave out at the end?).

@@ -5,8 +5,9 @@
 // merged order output a comes before item end e exactly when a < e. The merged list is cut into
 // equal pieces; a piece starts at a diagonal d (its first d entries are before it). Your function
 // returns how many of those first d entries are OUTPUTS (then d - that many are item ends).
-// It is used twice: by the partition kernel on the whole input (a_base = 0) and by every thread
-// inside its block's piece (a_base = the block's first output, ends in shared memory).
+// It is used twice, through expand::launch_merge_path (expand_02_merge_path.cu): by the partition
+// kernel on the whole input (a_base = 0) and by every thread inside its block's piece (a_base =
+// the block's first output, ends in shared memory). `ends(b)` is the only way to read an end.
 // Hints: the answer a lies in [max(0, d - nb), min(d, na)]; binary-search it: for a candidate
 // mid, compare output a_base + mid with item end ends(d - 1 - mid). If the output comes first,
 // at least mid + 1 outputs are among the first d. Watch the tie: an output equal to an end

@@ -9,6 +9,8 @@
 // Hints: the whole warp has the same row, so either all its lanes return at the guard or none do:
 // the full mask 0xFFFFFFFF is right. Use int64_t for k (begin + lane must not wrap near 2^31).
 // Empty rows must get y = 0 (your loop does nothing, the reduction adds zeros: nothing special).
+// Given: spmv::Csr (row_ptr, col, val) and the battery in spmv.cuh; course::blocks_for in
+// common/device.cuh. The notes: README_spmv.md, spmv_02_warp_per_row ("CSR vector").
 // Until written, every non-empty row comes out 0 and the battery fails (exit 1).
 // Check:  make grade EX=spmv_warp_per_row   (exit 0 once done):
 //         by hand: make build/lesson03_compact_spmv/exercises/spmv_warp_per_row, then run it with --test --quick

@@ -6,11 +6,11 @@
 //   1. skip the pair if its partner p is >= n (positions >= n are a virtual +infinity padding:
 //      in this form of the network the smaller key always goes to the LOWER index, so the
 //      padding never moves and the step has nothing to do), and
-//   2. compare data[i] with data[p] in the lesson's order (sorting::key_less: int32 by sign,
+//   2. compare data[i] with data[p] in the lesson's order (sorting::key_less, lesson.cuh: int32 by sign,
 //      float with -0.0 < +0.0 and NaNs last) and swap them if they are out of order.
 // Until then the output is the unsorted input and the checker fails (exit 1).
-// Hints: the pair's indices come from sorting::cmp::bitonic_pair(t, k, j, i, p) (already
-// called for you). Compare with key_less, never with <, or float32 cases fail. Write both keys
+// Hints: the pair's indices come from sorting::cmp::bitonic_pair(t, k, j, i, p) (comparison.cuh,
+// already called for you). Compare with key_less, never with <, or float32 cases fail. Write both keys
 // only when they move.
 // Check:  make grade EX=bitonic_compare_exchange   (exit 0 once done):
 //         by hand: make build/lesson04_sort/exercises/bitonic_compare_exchange, then run it with --test --quick

@@ -7,8 +7,9 @@
 // The two counts are the functions below; they return 0 for now, so keys collide, some output
 // slots are never written, and the checker fails (exit 1).
 // What to do: implement rank_less (a lower bound) and rank_less_equal (an upper bound) by binary
-// search over the sorted run, comparing with sorting::key_less (never with <: float32 and int32
-// keys use the lesson's order). Why < for one run and <= for the other: equal keys must not claim
+// search over the sorted run, comparing with sorting::key_less (lesson.cuh; never with <: float32
+// and int32 keys use the lesson's order). The tile sort is given: sorting::cmp::bitonic_tile_sort_kernel
+// (comparison.cuh), as in 04. Why < for one run and <= for the other: equal keys must not claim
 // the same slot, and putting A's copies first makes the merge stable.
 // Hints: keep the search on a half-open range [lo, hi) with size_t indices; "x <= key" is
 // "!key_less(key, x)". Both run in O(log width) dependent loads.

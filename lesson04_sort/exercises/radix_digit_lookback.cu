@@ -10,13 +10,13 @@
 // count of digit d. Tile t's word for digit d is status[t * 256 + d], read with
 // onesweep::load_status(ptr); flag = w & onesweep::kFlagMask is 0 (not published yet),
 // onesweep::kAggregate (that tile's own count) or onesweep::kPrefix (tiles 0..t inclusive), and
-// count = w & onesweep::kCountMask.
+// count = w & onesweep::kCountMask: all in digit_lookback.cuh, which 08 includes.
 // Hints: walk pred = tile-1, tile-2, ...: spin while the word is 0, add an AGGREGATE and go on, add
 // a PREFIX and stop (tile 0 always publishes a PREFIX). __nanosleep(64) after a few tries leaves
 // the tile you wait for more bandwidth. Waiting for tile-1's PREFIX alone is correct but serial.
 // Check:  make grade EX=radix_digit_lookback   (exit 0 once done):
 //         by hand: make build/lesson04_sort/exercises/radix_digit_lookback, then run it with --test --quick
-// Solution: 08_radix_onesweep.cu, DigitLookback.
+// Solution: digit_lookback.cuh, DigitLookback (the notes: README_radix.md, 08).
 #define COURSE_NO_MAIN
 #include "../08_radix_onesweep.cu"   // 08's kernels, without its main
 

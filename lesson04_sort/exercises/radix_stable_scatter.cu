@@ -1,20 +1,20 @@
-// exercises/radix_stable_scatter — give every key of a tile its STABLE rank by digit, the heart
-// of one multi-bit radix pass.
-//
-// The program is 07_radix_multibit's pass with the tile-local ranking cut out: `stable_rank` below
-// gives every key rank 0, so the checker fails every case beyond one key until you write it.
+// exercises/radix_stable_scatter — the STABLE rank by digit of every key of a tile, the heart of
+// one multi-bit radix pass: 07_radix_multibit's pass (README_radix.md) with the ranking cut out.
+// `stable_rank` below gives every key rank 0, so the checker fails every case beyond one key.
 // TODO: fill rank[j] for each of this thread's kItems keys:
 //   rank = (keys in the tile with a smaller digit) + (keys with the SAME digit at a smaller index)
 // Item j of lane l in warp w has index w*32*kItems + j*32 + l. Ranks must be a permutation of
 // 0..kTile-1 (padding keys past n have the largest digit and indices, so they rank last alone).
-// Hints:
-//  * Per warp, per item j: __match_any_sync(0xFFFFFFFF, digit[j]) gives the lanes with the same
-//    digit; __popc(peers & ((1u << lane) - 1)) of them come before this lane.
+// Hints, the notes' three steps (README_radix.md, 07):
+//  * Per warp, per item j: peers = __match_any_sync(0xFFFFFFFF, digit[j]), the lanes with the same
+//    digit (radix.cuh gets the same mask from 8 ballots, scan::match_low_bits<8>, in
+//    lesson02_scan/primitives.cuh); __popc(peers & ((1u << lane) - 1)) of them come before this lane.
 //  * A counter per (warp, digit) in shared memory (s.warp_count[warp][digit], zeroed first): all
 //    peers read it, __syncwarp(), the lowest peer adds __popc(peers), __syncwarp(). No atomics.
-//  * Per digit (thread t, digit t): an exclusive scan over the warps of their counts, and a block
-//    exclusive scan of the digit totals (scan::block_exclusive_scan): rank = digit start +
-//    earlier warps' count of the digit + rank inside the warp. (Why not atomicAdd? wrong/unstable_digit_pass.cu.)
+//  * Per digit (thread t, digit t): an exclusive scan over the warps of their counts, then one over
+//    the digit totals: scan::block_exclusive_scan<kBlock>(total, 0u, all, s.scan_tmp), in
+//    lesson02_scan/primitives.cuh (included through ../../lesson02_scan/scan.cuh). rank = digit
+//    start + earlier warps' count of the digit + rank in the warp. (Why not atomicAdd? wrong/unstable_digit_pass.cu.)
 // Check:  make grade EX=radix_stable_scatter   (exit 0 once done; the pairs cases check stability):
 //         by hand: make build/lesson04_sort/exercises/radix_stable_scatter, then run it with --test --quick
 // Solution: radix.cuh, TileRank::warp_ranks and TileRank::finish (used by 07 and 08).

@@ -6,8 +6,9 @@
 //   Use one atomicAdd on the word; if the counter's old 16-bit value was below 0x8000 and the add
 //   took it to 0x8000 or more, take 0x8000 back out of the word and add 0x8000 to hist[bin].
 // Hints: hist::half_shift, hist::crosses_half and hist::half_takeback in histogram.cuh do the bit
-// work; why a counter can then never pass 0xFFFF (and carry into its neighbour) is argued in
-// 05_large_bins.cu: the kernel synchronises the block after every round of 16 keys per thread.
+// work, as in the notes (README, 05_large_bins); why a counter can then never pass 0xFFFF (and
+// carry into its neighbour) is argued in 05_large_bins.cu: the kernel synchronises the block after
+// every round of 16 keys per thread. The loads (hist::for_each_vector) come from wide_loads.cuh.
 // Until done nothing is counted in shared memory and the checker fails (exit 1).
 // Check:  make grade EX=flush_16bit   (exit 0 once done):
 //         by hand: make build/lesson05_histogram/exercises/flush_16bit, then run it with --test --quick

@@ -9,6 +9,8 @@
 // Hints: stride over the bins with the block, `for (b = threadIdx.x; b < nbins; b += blockDim.x)`;
 // many blocks add into the same global bins, so the merge needs atomicAdd; which barriers are
 // needed, and where? (wrong/missing_barrier_before_merge.cu shows what one missing barrier does.)
+// Given: the binners (hist::ByteBins, hist::EvenBins: binner(x, bin) is false for a sample out of
+// range) and the battery, in histogram.cuh and lesson.cuh; course::blocks_for in common/device.cuh.
 // Until it is done the output stays all zero and the checker fails (exit 1).
 // Check:  make grade EX=privatize_any_block   (exit 0 once done):
 //         by hand: make build/lesson05_histogram/exercises/privatize_any_block, then run it with --test --quick

@@ -1,14 +1,15 @@
 // exercises/wide_loads — read the input with 16-byte loads.
 //
 // The task: `count_vectors` below counts a block-privatized histogram (zeroing and merging are
-// done for you), and it already handles the samples that are not part of a whole 16-byte vector:
-// the `head` before the first 16-byte aligned address and the `tail` after the last whole vector.
+// done for you: hist::block_zero and hist::block_flush, histogram.cuh), and it already handles the
+// samples that are not part of a whole 16-byte vector: the `head` before the first 16-byte
+// aligned address and the `tail` after the last whole vector.
 // TODO: count the `nvec` whole vectors in between. Each is a uint4 at vin[i]: 16 bytes (uint8
 // input) or 4 keys (uint32 input), in memory order, x first, little-endian inside each word.
 // Hints: grid-stride over i in [0, nvec) with consecutive threads on consecutive vectors (the
 // loads coalesce); load several vectors before using any (more bytes in flight); the bytes of a
-// 32-bit word w are (w >> 0) & 255, (w >> 8) & 255, ... Until done, every input of 16 samples
-// or more is miscounted and the checker fails (exit 1).
+// 32-bit word w are (w >> 0) & 255, (w >> 8) & 255, ...; count each sample with count_one<T>
+// below. Until done, every input of 16 samples or more is miscounted and the checker fails (exit 1).
 // Check:  make grade EX=wide_loads   (exit 0 once done):
 //         by hand: make build/lesson05_histogram/exercises/wide_loads, then run it with --test --quick
 // Solution: 03_wide_loads.cu with wide_loads.cuh (for_each_vector, for_each_in_vector).
