@@ -5,7 +5,7 @@
 // tile, learns its digits' global offsets by decoupled look-back and scatters. 32-bit keys take
 // 4 passes, each reading and writing the keys once: about 8 x 4 bytes of traffic per key plus the
 // histogram read, so ~10 copies' worth of bytes. Every radix version of this lesson is measured
-// against it (the issue's target: >= 0.90x at 2^28 uint32).
+// against it.
 //
 // Keys: uint32, int32 and uint64 go to CUB as they are. float32 does NOT: CUB treats -0.0 and
 // +0.0 as equal (and may write one for the other) and sorts negative NaNs first, which breaks the

@@ -11,7 +11,6 @@
 // Any n: in the "always ascending" network every compare-exchange puts the smaller key at the lower
 // index, so the virtual +infinity padding at positions >= n never moves and a step whose partner
 // is >= n is skipped; no key value is reserved as a sentinel.
-// Measured (H100): 151 ms at 2^28 uint32 keys, 0.04x CUB's radix sort.
 // What limits it: ~150 passes over global memory; 04 merges sorted tiles in log2(n / 4096) passes.
 // Keys: uint32, int32, float32, uint64. Not stable (no pairs).
 //

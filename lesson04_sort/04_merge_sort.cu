@@ -8,7 +8,7 @@
 //   tile sort:  03's bitonic network in shared memory, 4096 keys per block
 //   passes:     log2(n / 4096) (12 at 2^24, 16 at 2^28), each reading and writing every key, plus
 //               log2(width) dependent probes per key (the first cached, the last scattered)
-// Measured (H100): 115 ms at 2^28 uint32 keys (bitonic: 151 ms), 0.05x CUB's radix sort.
+// Faster than 03's bitonic network, far from CUB's radix sort.
 // What limits it: the probes are chains of dependent loads, ~28 per key in the last pass. 05 makes
 // one search per 4096 keys (merge path) and streams the keys through shared memory.
 // Keys: uint32, int32, float32, uint64 (no pairs: the bitonic tile sort is not stable).

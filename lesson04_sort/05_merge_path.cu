@@ -12,7 +12,7 @@
 // stable odd-even transposition), then merge-path rounds in shared memory build 8192-key tiles.
 // Cost (2^28 uint32): a tile sort and 15 merge passes, each reading and writing every key (~16
 // copies' worth); the splitters read under 1 % more keys; 2 launches per pass.
-// Measured (H100): 14.26 ms at 2^28 uint32 keys, 1.08x cub::DeviceMergeSort (TUNING.md: the rest).
+// It beats cub::DeviceMergeSort on 32-bit keys (the generated tables; TUNING.md: the rest).
 // What limits it: log2(n / tile) passes against a radix sort's 4. Keys: uint32, int32, float32, uint64.
 //
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o merge_path 05_merge_path.cu
@@ -36,8 +36,8 @@
 //     two instructions; the tile sort is issue-bound). Pairs keep 64-bit indices in the merge
 //     kernel (32-bit cost them registers). The tile sort's merge rounds do the same.
 
-// Merge blocks of 128 threads x 32 outputs = 4096-output tiles. Measured at 2^28 uint32 against
-// cub::DeviceMergeSort (H100): 128 x 32 0.98x, 256 x 32 0.97x, 512 x 16 0.89x (TUNING.md).
+// Merge blocks of 128 threads x 32 outputs = 4096-output tiles: the best of 128 x 32, 256 x 32
+// and 512 x 16 (TUNING.md).
 constexpr int kBlock = 128;
 constexpr int kMergeItems = 32;
 constexpr int kTile = kBlock * kMergeItems;     // merge outputs per block
@@ -48,9 +48,8 @@ static_assert((kTile & (kTile - 1)) == 0, "the merge tile must be a power of two
 // shared memory up to the whole tile (a power of two, within 48 KB of static shared memory):
 //   keys alone, 4-byte keys: 32 keys a thread, 8192-key tiles, 8 merge rounds (a bitonic network);
 //   pairs, 8-byte keys:      16 keys a thread, 4096-key tiles, 8 merge rounds.
-// Measured against the tile sort before (512 threads x 16 keys by odd-even transposition, 9
-// rounds), H100, cub::DeviceMergeSort in the same run: 2^24 uint32 0.92 -> 0.87 ms, 2^28 15.09 ->
-// 14.25 ms (TUNING.md).
+// Faster than the tile sort before (512 threads x 16 keys by odd-even transposition, 9 rounds),
+// at 2^24 and 2^28 (TUNING.md).
 constexpr int kSortBlock = 256;
 template <class K, bool kPairs> __host__ __device__ constexpr int sort_items() {
     return !kPairs && sizeof(K) == 4 ? 32 : 16;
@@ -247,9 +246,8 @@ __device__ __forceinline__ void merge_and_store(K* sk, uint32_t* sv, K* kdst, ui
     const int count = kFull ? kMergeItems : (first < total ? min(kMergeItems, total - first) : 0);
     if (count > 0) {
         PaddedView<K> a{sk, 0}, b{sk, na};
-        // The diagonal search in 32-bit arithmetic for keys (ncu at 2^24: 27.5 -> 25.7 M instructions
-        // a pass, 53.1 -> 51.2 us); pairs keep 64-bit: the 32-bit search raised their registers
-        // from 128 to 168 and cost 2.5 % (1.569 -> 1.615 ms at 2^24).
+        // The diagonal search in 32-bit arithmetic for keys (fewer instructions a pass); pairs keep
+        // 64-bit: the 32-bit search raised their registers from 128 to 168 and made them slower.
         using Idx = std::conditional_t<kPairs, size_t, uint32_t>;
         const int i = int(sorting::cmp::merge_path(a, Idx(na), b, Idx(nb), Idx(first)));
         int pos[kMergeItems];

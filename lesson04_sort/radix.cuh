@@ -107,9 +107,9 @@ template <class K, class U, int BLOCK, int ITEMS, bool kFirst>
 __device__ __forceinline__ void load_codes(const void* src, size_t n, size_t tile_base, U (&code)[ITEMS]) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const size_t warp_base = tile_base + size_t(warp) * 32 * ITEMS;
-    // (Top-k's passes gained 2x by making such loads unconditional, lesson01; here the same change
-    // measured slower on the H100, 8.68 against 8.01 ms for 08's first version at 2^28: these kernels are bound by
-    // the ranking's instructions, not by load latency, and the clamp adds instructions.)
+    // (Top-k's passes gained much by making such loads unconditional, lesson01; here the same
+    // change was slower for 08's first version: these kernels are bound by the ranking's
+    // instructions, not by load latency, and the clamp adds instructions.)
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
         size_t e = warp_base + size_t(j) * 32 + lane;

@@ -61,9 +61,7 @@ inline Splitters choose_splitters(const std::vector<Sample>& all, int gpus) {
     std::vector<Sample> keep;
     for (const Sample& v : all) if (v.pos != kNoSample) keep.push_back(v);
     // Only P-1 ranks of the sorted samples are needed: one nth_element each, every one on what
-    // lies above the rank before, not a whole sort (the host is on the job's critical path: the
-    // splitter step took 0.52 ms on 4 x H200 with a whole sort, how much of it the sort is not
-    // measured).
+    // lies above the rank before, not a whole sort (the host is on the job's critical path).
     Splitters s;
     s.count = gpus - 1;
     size_t from = 0;
@@ -161,9 +159,8 @@ struct Routes {
 // aligned: the kept run stays where it lies; each run travels as the 16-byte-aligned stretch that
 // holds it (up to 3 more elements at each end, rounded out to multiples of kAlign elements) into an
 // aligned place, and the run itself starts up to 3 elements into it. NCCL copies 16-byte vectors
-// only where both ends are 16-byte aligned: measured on 4 H200s, an all-to-all of 128 MiB blocks
-// with ncclSend/ncclRecv ran at 347 GB/s aligned, 238-249 GB/s with the blocks 4 or 8 bytes off;
-// 11's exchange of 2^29 keys: 1.72-1.73 ms with the runs as they lie, 1.27-1.28 ms aligned.
+// only where both ends are 16-byte aligned: an all-to-all of blocks 4 or 8 bytes off ran about a
+// third slower than aligned, and 11's exchange was that much faster with the runs aligned.
 // The sender reads up to kAlign - 1 elements past its last run: its buffer must have them.
 enum class RunLayout { packed, aligned };
 constexpr size_t kAlign = 4;   // elements: 16 bytes of 4-byte keys and values (32 of 8-byte keys)
