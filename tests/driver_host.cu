@@ -1,7 +1,7 @@
 // tests/driver_host.cu — host tests of common/driver.cuh's bookkeeping (no GPU needed): a --test
 // battery that ran no case fails and says so; a CSV row ends with its provenance (commit, CUDA,
-// driver); an older --csv file (other columns) is refused, not appended to. Prints one line per
-// test and 'N passed, N failed'.
+// driver); an older --csv file (other columns) is refused, not appended to; common/types.cuh maps a
+// --type name to its C++ type and registered launcher. Prints one line per test and 'N passed, N failed'.
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/harness.cuh"
+#include "../common/types.cuh"
 
 static int g_passed = 0, g_failed = 0;
 static void expect(bool ok, const std::string& name, const std::string& why = "") {
@@ -81,8 +82,33 @@ static void test_csv_provenance() {
     std::remove(path.c_str());
 }
 
+template <class T> using SizeOf = size_t (*)(T);
+template <class T> static size_t size_of(T) { return sizeof(T); }
+
+static void test_type_dispatch() {
+    using Types = course::TypeList<int32_t, float, uint8_t>;
+    auto names = course::type_names(Types{});
+    expect(names == std::vector<std::string>{"int32", "float32", "uint8"}, "type_names lists a TypeList in order");
+    course::Launchers<SizeOf, int32_t, float, uint8_t> fns(size_of<int32_t>, size_of<float>, size_of<uint8_t>);
+    for (auto [name, want] : {std::pair<const char*, size_t>{"int32", 4}, {"float32", 104}, {"uint8", 1}}) {
+        size_t got = course::dispatch_type(name, Types{}, [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            return fns.get<T>()(T{}) + (std::is_same<T, float>::value ? 100 : 0);
+        });
+        expect(got == want, std::string("dispatch_type maps '") + name + "' to its C++ type and its registered launcher");
+    }
+    bool refused = false;
+    try {
+        course::dispatch_type("float64", Types{}, [](auto) { return 0; });
+    } catch (const course::UsageError&) {
+        refused = true;
+    }
+    expect(refused, "dispatch_type refuses a --type the list does not hold (a usage error)");
+}
+
 int main() {
     test_battery_end();
+    test_type_dispatch();
     test_csv_provenance();
     std::printf("%d passed, %d failed\n", g_passed, g_failed);
     return g_failed ? 1 : 0;
