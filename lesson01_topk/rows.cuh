@@ -2,8 +2,9 @@
 // row-major rows x cols matrix of float32, float16 or bfloat16 (--type). The shape top-k has in practice: sampling from a language
 // model's logits (a few rows of 32k-256k), mixture-of-experts routing (many short rows, k = 1..8),
 // nearest-neighbour search (a few rows of millions, k = 100..1024).
-// Used by 00_cub_segmented_rows.cu and 00_cub_batched_topk_rows.cu (the library bars),
-// 06_rowwise.cu, wrong/row_float4.cu and exercises/row_warp_select.cu.
+// Used by the row-wise track rows_00..rows_06 (rows_00_cub_* are the library bars; rows_05_serving's
+// machinery: rows_serving.cuh and the headers it includes), wrong/row_float4.cu and
+// exercises/row_warp_select.cu.
 //
 // Semantics: lesson.cuh's card, per row. out_vals and out_idx are rows x k, row-major; row r holds
 // the k largest values of row r in descending order and their COLUMN indices (0 <= idx < cols).
@@ -17,8 +18,9 @@
 // In the battery and the CSV a case's input is named "shape:ROWSxCOLS", e.g. "uniform:64x128256".
 //
 // Ragged batches: each row its own length (a sparse-attention indexer's rows of 8K-128K keys).
-// --dist ragged (lengths 0, 1, k-1, k, k+1, the longest --n, and random, row by row) or serving
-// (every row 1/16 to all of --n long, uniform values), or --input values.npy (1-D, the rows one after another) with
+// --dist ragged (lengths 0, 1, k-1, k, k+1, the longest --n, and random, row by row), serving
+// (every row 1/16 to all of --n long, uniform values) or ragged_equal (row 0 --n long and uniform, every
+// other row half as long and one value: 1.0, -inf, NaN in turn), or --input values.npy (1-D, the rows one after another) with
 // --lengths lens.npy ('<i4', one length a row). k is one number for the call; a row
 // shorter than k returns all its elements, sorted, and its slots from its length on hold index
 // kNoIndex (0xFFFFFFFF: -1 as int32) and value pad_value (-inf; +inf under --smallest).
@@ -40,7 +42,7 @@ template <class T = float>
 using Launcher = void (*)(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest,
                           T* d_vals, uint32_t* d_idx);
 
-// The end of a chunk of a row, [begin, begin + chunk) cut at cols (06_rowwise's many-blocks path),
+// The end of a chunk of a row, [begin, begin + chunk) cut at cols (the many-blocks path M, the sampled pass),
 // in 64 bits: begin + chunk passes 2^32 when cols is close to it (tests/lesson01_host.cu checks
 // cols = 2^32 - 1).
 __host__ __device__ __forceinline__ uint32_t chunk_end(uint32_t cols, uint32_t begin, uint32_t chunk) {
@@ -51,7 +53,7 @@ __host__ __device__ __forceinline__ uint32_t chunk_end(uint32_t cols, uint32_t b
 // Row r's first k sorted columns -> its k output slots: slot r k + i gets column
 // sorted_cols[r * stride + i] (stride k: a list of k per row; cols: a whole sorted row) and that
 // column's value read from the input, exact bits. A column past the row (a broken version's empty
-// slot) is reported, not read. The last step of every program that sorts columns by key (06's M for
+// slot) is reported, not read. The last step of every program that sorts columns by key (M for
 // k > 2048, the CUB bars).
 template <class T>
 __global__ void gather_sorted_rows(const T* __restrict__ in, size_t rows, size_t cols, size_t k, size_t stride,
@@ -92,6 +94,7 @@ struct RaggedLaunchers {
     RaggedLauncher<float> f32 = nullptr;
     RaggedLauncher<__half> f16 = nullptr;
     RaggedLauncher<__nv_bfloat16> bf16 = nullptr;
+    uint64_t max_k = ~uint64_t(0);           // the largest k these launchers take (refused while parsing beyond)
 };
 
 // ---- inputs ---------------------------------------------------------------------------------------
@@ -151,8 +154,9 @@ std::vector<T> make_matrix(uint64_t rows, uint64_t cols, const std::string& shap
 }
 
 // Ragged lengths, row by row: "ragged" cycles through 0, 1, k-1, k, k+1, max_len and two random
-// lengths (each cut to max_len); "serving" draws every row from [max_len / 16, max_len].
-inline std::vector<std::string> ragged_shapes() { return {"ragged", "serving"}; }
+// lengths (each cut to max_len); "serving" draws every row from [max_len / 16, max_len]; "ragged_equal"
+// gives row 0 max_len and every other row max_len / 2 (a long row beside short all-equal ones).
+inline std::vector<std::string> ragged_shapes() { return {"ragged", "serving", "ragged_equal"}; }
 
 inline std::vector<uint64_t> ragged_lengths(const std::string& shape, uint64_t rows, uint64_t max_len, uint64_t k,
                                             uint64_t seed) {
@@ -162,6 +166,7 @@ inline std::vector<uint64_t> ragged_lengths(const std::string& shape, uint64_t r
         const uint64_t lo = shape == "serving" ? max_len / 16 : 1;
         const uint64_t random = lo + h % (max_len - lo + 1);
         uint64_t l = random;
+        if (shape == "ragged_equal") l = r == 0 ? max_len : max_len / 2;
         if (shape == "ragged") {
             const uint64_t pick[6] = {0, 1, k - 1, k, k + 1, max_len};
             if (r % 8 < 6) l = pick[r % 8];
@@ -173,16 +178,25 @@ inline std::vector<uint64_t> ragged_lengths(const std::string& shape, uint64_t r
 
 // The values of a ragged batch: for "ragged", row r is mixed's shape (r / 8) % 8, so lengths and
 // shapes vary apart (the battery's all-equal and NaN rows); for "serving", uniform like the other
-// benchmark shapes (an indexer's scores are not all equal).
+// benchmark shapes (an indexer's scores are not all equal); for "ragged_equal" (equal_rows), row 0
+// uniform and row r > 0 all one value: 1.0, -inf, NaN for r % 3 = 1, 2, 0.
 template <class T>
-std::vector<T> make_ragged(const std::vector<int64_t>& offsets, uint64_t seed, bool uniform = false) {
+std::vector<T> make_ragged(const std::vector<int64_t>& offsets, uint64_t seed, bool uniform = false,
+                           bool equal_rows = false) {
     const uint64_t rows = offsets.size() - 1, n = uint64_t(offsets.back());
     std::vector<T> v(n);
     T* p = v.data();
     course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned) {
         for (size_t r = b; r < e; ++r) {
             const uint64_t len = uint64_t(offsets[r + 1] - offsets[r]);
-            for (uint64_t c = 0; c < len; ++c) p[offsets[r] + c] = T(row_value(uniform ? 0 : int((r / 8) % 8), seed, r, c, len));
+            if (equal_rows && r > 0) {
+                const uint32_t bits[3] = {0x7FC00000u, 0x3F800000u, 0xFF800000u};   // NaN, 1.0, -inf
+                const T v = T(topk::float_from_bits(bits[r % 3]));
+                for (uint64_t c = 0; c < len; ++c) p[offsets[r] + c] = v;
+                continue;
+            }
+            for (uint64_t c = 0; c < len; ++c)
+                p[offsets[r] + c] = T(row_value(uniform || equal_rows ? 0 : int((r / 8) % 8), seed, r, c, len));
         }
     }, 1);
     return v;
@@ -413,7 +427,7 @@ public:
             max_len_ = std::max(max_len_, len[r]);
             offsets_[r + 1] = offsets_[r] + int64_t(len[r]);
         }
-        if (o.input.empty()) input_ = make_ragged<T>(offsets_, o.seed, s.input == "serving");
+        if (o.input.empty()) input_ = make_ragged<T>(offsets_, o.seed, s.input == "serving", s.input == "ragged_equal");
         if (uint64_t(offsets_.back()) != input_.size())
             throw course::UsageError("--lengths add up to " + std::to_string(offsets_.back()) + " but the input has " +
                                      std::to_string(input_.size()) + " elements");
@@ -464,8 +478,28 @@ private:
     course::DeviceArray<uint32_t> d_idx_;
 };
 
+// The shape --plan plans: the case's, or with --input the file's (rows x cols; with --lengths, its rows and its
+// longest row as cols), read as the run would read it.
+inline Shape plan_shape(const course::Options& o, const course::Case& c) {
+    Shape s = parse_case(o, c);
+    if (o.input.empty()) return s;
+    if (o.has("lengths")) {
+        const std::vector<uint64_t> len = RaggedTrial<float>::load_lengths(o.get("lengths"));
+        s.rows = len.size();
+        if (len.empty()) throw course::UsageError("--lengths holds no rows: a ragged batch needs at least one");
+        s.cols = *std::max_element(len.begin(), len.end());
+    } else if (c.dtype == "float16") {
+        RowsTrial<__half>::load_matrix(o.input, s.rows, s.cols);
+    } else if (c.dtype == "bfloat16") {
+        RowsTrial<__nv_bfloat16>::load_matrix(o.input, s.rows, s.cols);
+    } else {
+        RowsTrial<float>::load_matrix(o.input, s.rows, s.cols);
+    }
+    return s;
+}
+
 // Two types in one process, one call after the other: the float32 case, then the same shape in bfloat16, each checked.
-// 08 once tagged a row's steps with a count of calls kept for each type, and its first bfloat16 call after one float32
+// rows_05_serving once tagged a row's steps with a count of calls kept for each type, and its first bfloat16 call after one float32
 // call took that call's verdict for its own (TUNING.md); this case, first in run_rows' battery, starts both counts fresh.
 constexpr const char* kTwoTypes = "float32,bfloat16";
 class TwoTypesTrial : public course::Trial {
@@ -502,7 +536,7 @@ inline std::vector<Bench> bench_shapes() {
 
 inline std::vector<course::Case> battery(const course::Options& o, bool half, bool ragged = false, bool two_types = false) {
     std::vector<course::Case> cases;
-    // (TwoTypesTrial) first, before any other call: 4 rows of 2^22 + 5, k = 1024 (08: a long row's blocks, collected together)
+    // (TwoTypesTrial) first, before any other call: 4 rows of 2^22 + 5, k = 1024 (rows_05: a long row's blocks, collected together)
     if (two_types && half && !o.quick) cases.push_back({4 * ((uint64_t(1) << 22) + 5), "uniform:4x4194309", 1024, kTwoTypes});
     auto add = [&](uint64_t r, uint64_t c, uint64_t k, const std::string& input, const char* type = "float32") {
         if (k < 1 || k > c) return;
@@ -528,10 +562,10 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
                     for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(50), uint64_t(256), uint64_t(1024), c})
                         add(r, c, k, "mixed", t);
                     add(r, c, 33, "mixed/smallest", t);
-                    add(r, c, 200, "mixed/smallest", t);   // 128-256 winners: 08 places them by 32-bit ranks
+                    add(r, c, 200, "mixed/smallest", t);   // 128-256 winners: rows_05 places them by 32-bit ranks
                 }
         }
-    // Rows that 08 cuts in 2-3 chunks on GPUs of 100-132 SMs, so that its hand-in between a row's blocks
+    // Rows that rows_05 cuts in 2-3 chunks on GPUs of 100-132 SMs, so that its hand-in between a row's blocks
     // meets all-equal, NaN and sorted rows too: 64 x 16383 (2 chunks on an H100 for k > 256; 1 for k <= 256, and
     // on an A100), 40 x 40009 (3). (1 and 7 rows of 128256, each shape alone, take 31 and 19 on an H100.)
     for (const auto& rc : {std::pair<uint64_t, uint64_t>{64, 16383}, {40, 40009}}) {
@@ -554,15 +588,19 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
             if (half) add(8, (uint64_t(1) << 22) + 5, 2048, "ragged", "bfloat16");
             add(64, 131072, 2048, "serving");
             if (half) add(64, 131072, 2048, "serving", "bfloat16");
+            // A row past 2^20 beside all-equal rows half as long (1.0, -inf, NaN): each block of a short row
+            // keeps its whole chunk, more than its shared buffer holds (the sampled pass's hand-in).
+            add(4, uint64_t(1) << 21, 50, "ragged_equal");
+            if (half) add(4, uint64_t(1) << 21, 50, "ragged_equal", "bfloat16");
         }
     }
-    if (!o.quick)                            // rows past 2^20 (08 keeps their candidates in global memory)
+    if (!o.quick)                            // rows past 2^20 (rows_05 keeps their candidates in global memory)
         for (uint64_t r : {uint64_t(1), uint64_t(3)}) {
             const uint64_t c = (uint64_t(1) << 22) + 5;
             for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(2048)}) add(r, c, k, "mixed");
             for (auto& s : shapes()) add(r, c, 50, s);
             add(r, c, 33, "mixed/smallest");
-            if (half) {                      // 16-bit long rows: 08 counts their keys as they are handed in
+            if (half) {                      // 16-bit long rows: rows_05 counts their keys as they are handed in
                 add(r, c, 1024, "mixed", "bfloat16");
                 for (auto& s : shapes()) { add(r, c, 50, s, "bfloat16"); add(r, c, 1024, s, "float16"); }
                 add(r, c, 33, "mixed/smallest", "float16");
@@ -596,9 +634,11 @@ inline bool is_ragged(const std::string& dist) {
 }
 
 // The row-wise lesson's command line, option checks, battery and sweep: every row-wise program
-// (run_rows below, and 07_rows_multi_gpu, which drives its own jobs) starts from it. two_types: the battery's first
+// (run_rows below, and rows_06_multi_gpu, which drives its own jobs) starts from it. two_types: the battery's first
 // case runs float32 then bfloat16 in one process (TwoTypesTrial; run_rows' programs, which build that trial).
-inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged, bool two_types = false) {
+// ragged_max_k: the largest k the ragged launchers take (a ragged run beyond it is refused while parsing).
+inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged, bool two_types = false,
+                                     uint64_t ragged_max_k = ~uint64_t(0)) {
     course::LessonDef def;
     def.lesson = "01_topk_rows";
     def.version = version;
@@ -617,12 +657,25 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
     if (ragged)
         def.cli.extras.push_back({"lengths", true, "ragged rows: a 1-D .npy of row lengths ('<i4') for a 1-D --input"});
     def.validate = [=](const course::Options& o) {
+        if (o.has("lengths") && (o.test || o.sweep))
+            course::usage_error("--lengths goes with one --input run, not with --test or --sweep (their batteries are fixed)");
         if (o.test || o.sweep) return;
         if (o.has("lengths") && o.input.empty()) course::usage_error("--lengths goes with a 1-D --input of the rows' values");
         if (o.has("lengths") || is_ragged(o.dist)) {
+            if (o.input.empty()) {            // a generated batch: --rows rows of up to --n elements
+                uint64_t r = 0;
+                if (!course::parse_count(o.get("rows", "64"), r) || r == 0)
+                    course::usage_error("--rows '" + o.get("rows") + "' is not a count of at least 1");
+                if (o.n == 0) course::usage_error("a ragged batch needs --n (its longest row) of at least 1");
+            }
+            if (o.param > ragged_max_k)
+                course::usage_error("--k " + std::to_string(o.param) + ": ragged rows take k <= " +
+                                    std::to_string(ragged_max_k) + " here (one block sorts a row's k in shared memory)");
             if (o.has("lengths")) {           // both files read and matched before the GPU is touched
                 uint64_t total = 0, n = 0;
-                for (uint64_t l : RaggedTrial<float>::load_lengths(o.get("lengths"))) total += l;
+                const std::vector<uint64_t> lens = RaggedTrial<float>::load_lengths(o.get("lengths"));
+                if (lens.empty()) course::usage_error("--lengths holds no rows: a ragged batch needs at least one");
+                for (uint64_t l : lens) total += l;
                 if (o.dtype == "float16") n = course::load_npy<__half>(o.input).size();
                 else if (o.dtype == "bfloat16") n = course::load_npy<__nv_bfloat16>(o.input).size();
                 else n = course::load_npy<float>(o.input).size();
@@ -656,7 +709,7 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher<float> 
                     RaggedLaunchers rag = {}) {
     const bool half = f16 && bf16;
     const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
-    course::LessonDef def = rows_lesson(version, half, ragged, true);
+    course::LessonDef def = rows_lesson(version, half, ragged, true, rag.max_k);
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
         if (c.dtype == kTwoTypes) {
             course::Case a = c, b = c;

@@ -1,20 +1,18 @@
-// 07_rows_multi_gpu — row-wise top-k across GPUs: the rows are split over the GPUs, each GPU runs
-// 06's row-wise launcher on its rows, and the answer stays where it was computed (GPU g holds the
-// k best of its rows). Notes and its measured times (4 x H200, 256 rows of 256,000 floats):
+// rows_06_multi_gpu — row-wise top-k across GPUs: the rows are split over the GPUs, each GPU runs
+// rows_05_serving's launcher (sampled::serving_topk, rows_serving.cuh) on its rows, and the answer
+// stays where it was computed (GPU g holds the k best of its rows). Notes:
 // ../lesson04_sort/README_multi_gpu.md.
-// Build: make build/lesson01_topk/07_rows_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
-//   nvcc -O3 -arch=native -std=c++17 -o rows07 07_rows_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
-// Run:   ./rows07 --rows 256 --n 256000 --k 1024 --gpus 2      ./rows07 --test --gpus 1
+// Build: make build/lesson01_topk/rows_06_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
+//   nvcc -O3 -arch=native -std=c++17 -o rows06 rows_06_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
+// Run:   ./rows06 --rows 256 --n 256000 --k 1024 --gpus 2      ./rows06 --test --gpus 1
 //
-// What changes since 06 (one GPU): nothing inside a row. Rows are independent, so a batch splits
+// What changes since rows_05 (one GPU): nothing inside a row. Rows are independent, so a batch splits
 // with no exchange at all: GPU g takes rows [g x rows/P, (g+1) x rows/P) (one more for the first
 // rows mod P GPUs) and reads only those. The slowest GPU does ~1/P of the work; NCCL only joins
 // the processes and gathers the rows for the checker (outside the timed job). What limits it: a
 // batch of fewer rows than GPUs leaves GPUs idle, and a small batch's time is launch latency,
-// which P GPUs do not shorten. Types: float32, float16, bfloat16, as 06; no ragged rows here.
-#define COURSE_NO_MAIN
-#include "06_rowwise.cu"
-#undef COURSE_NO_MAIN
+// which P GPUs do not shorten. Types: float32, float16, bfloat16, as rows_05; no ragged rows here.
+#include "rows_serving.cuh"
 #include "../common/multi_gpu.cuh"
 
 namespace mrows {
@@ -36,7 +34,7 @@ public:
         input_ = topk::rows::make_matrix<T>(rows_, cols_, s.input, o.seed);
         n = rows_ * cols_;
         const double e = double(sizeof(T));
-        bytes = e * n + (e + 4.0) * rows_ * k_;   // as 06 counts it
+        bytes = e * n + (e + 4.0) * rows_ * k_;   // as rows_05 counts it
         mine_ = mgpu::slice_of(rows_, t.rank, t.size);
         course::require_device_memory(e * mine_.count * cols_ + 8.0 * mine_.count * k_ + 16.0 * mine_.count * cols_ +
                                       64.0 * mine_.count);
@@ -50,11 +48,11 @@ public:
     void run() override {
         steps.begin();
         if (mine_.count)
-            rowwise::rowwise_topk<T>(d_in_.data(), mine_.count, cols_, k_, smallest_, d_vals_.data(), d_idx_.data());
+            sampled::serving_topk<T>(d_in_.data(), mine_.count, cols_, k_, smallest_, d_vals_.data(), d_idx_.data());
         steps.end(0);
     }
     void poison() override { d_vals_.poison(); d_idx_.poison(); }
-    // Rank 0 gathers every GPU's rows in GPU order (= row order) and checks them as 06's output.
+    // Rank 0 gathers every GPU's rows in GPU order (= row order) and checks them as rows_05's output.
     course::CheckResult check() override {
         std::vector<T> vals = mgpu::gather_to_lead(d_vals_.data(), mine_.count * k_);
         std::vector<uint32_t> idx = mgpu::gather_to_lead(d_idx_.data(), mine_.count * k_);
@@ -83,7 +81,7 @@ private:
 
 int main(int argc, char** argv) {
     // The row-wise lesson's command line, checks, battery and sweep (dense rows, three types).
-    course::LessonDef def = topk::rows::rows_lesson("07_rows_multi_gpu", true, false);
+    course::LessonDef def = topk::rows::rows_lesson("rows_06_multi_gpu", true, false);
     def.cli.summary = "row-wise top-k across GPUs: the k largest (or --smallest) of every row, rows split over the GPUs";
     return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
         if (c.dtype == "float16") return std::make_unique<mrows::RowsJob<__half>>(o, c);

@@ -6,6 +6,8 @@
 #include <functional>
 #include <numeric>
 #include <set>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../lesson01_topk/lesson.cuh"
 #include "../lesson01_topk/rows.cuh"
@@ -146,11 +148,18 @@ static void test_shapes() {
     report("shape_reproducible", std::memcmp(a.data(), b.data(), a.size() * 4) == 0, "same seed, different input");
 }
 
+// A planted wrong answer must be rejected, and the plant must have changed the answer (bits of a value or
+// an index), or the case checks nothing; `same_answer`: the question changes instead (e.g. --smallest).
 template <class T>
 static void expect_reject(const std::string& name, const std::vector<T>& in, size_t k, bool smallest,
                           std::vector<T> vals, std::vector<uint32_t> idx,
-                          const std::function<void(std::vector<T>&, std::vector<uint32_t>&)>& plant) {
+                          const std::function<void(std::vector<T>&, std::vector<uint32_t>&)>& plant,
+                          bool same_answer = false) {
+    const std::vector<T> right_vals = vals;
+    const std::vector<uint32_t> right_idx = idx;
     plant(vals, idx);
+    const bool changed = std::memcmp(vals.data(), right_vals.data(), vals.size() * sizeof(T)) != 0 || idx != right_idx;
+    if (!same_answer && !changed) { report(name, false, "the plant left the answer as it was"); return; }
     auto r = run_check(in, k, smallest, vals, idx);
     report(name, !r.ok, "planted error accepted");
     if (!r.ok) std::printf("     (%s)\n", r.message.c_str());
@@ -204,7 +213,7 @@ static void test_checker() {
         std::vector<uint32_t> d = {3, 2, 0, 6, 9, 1};
         for (int j = 0; j < 6; ++j) { ii[j] = d[j]; vv[j] = in[d[j]]; }
     });
-    expect_reject<float>("checker_rejects_largest_for_smallest", in, 6, true, v, i, [](auto&, auto&) {});
+    expect_reject<float>("checker_rejects_largest_for_smallest", in, 6, true, v, i, [](auto&, auto&) {}, true);
     // int32 with a missing tie: the top 3 of {9,9,9,1} is 9,9,9.
     std::vector<int32_t> t = {9, 1, 9, 9};
     std::vector<int32_t> tv = {9, 9, 1};
@@ -273,20 +282,21 @@ static void test_rows() {
             auto bad_vals = vals;
             bad_vals[4 * k + 1] = m[3 * cols + bad_idx[4 * k + 1]];
             auto r1 = topk::rows::check_rows(m, keys, ref, rows, cols, k, smallest, bad_vals.data(), bad_idx.data());
-            bool wrong_row = bad_vals[4 * k + 1] != vals[4 * k + 1];
-            report(name + "_rejects_value_from_other_row", !wrong_row || (!r1.ok && r1.message.rfind("row 4:", 0) == 0),
-                   r1.ok ? "accepted" : r1.message);
+            // the plant must change the value (as a key: two NaNs are the same answer), or it checks nothing
+            const bool wrong_row = topk::to_key(bad_vals[4 * k + 1], smallest) != topk::to_key(vals[4 * k + 1], smallest);
+            report(name + "_rejects_value_from_other_row", wrong_row && !r1.ok && r1.message.rfind("row 4:", 0) == 0,
+                   !wrong_row ? "the plant left the value as it was" : r1.ok ? "accepted" : r1.message);
             // planted: a column shifted by one (the wrong/row_float4 bug)
             bad_idx = idx;
             bad_idx[7 * k] = (idx[7 * k] + 1) % cols;
             auto r2 = topk::rows::check_rows(m, keys, ref, rows, cols, k, smallest, vals.data(), bad_idx.data());
-            report(name + "_rejects_shifted_column", !r2.ok && r2.message.rfind("row 7:", 0) == 0,
+            report(name + "_rejects_shifted_column", bad_idx[7 * k] != idx[7 * k] && !r2.ok && r2.message.rfind("row 7:", 0) == 0,
                    r2.ok ? "accepted" : r2.message);
             // planted: the last row left unwritten (poison)
             bad_idx = idx;
             bad_idx[(rows - 1) * k + k - 1] = 0xFFFFFFFFu;
             auto r3 = topk::rows::check_rows(m, keys, ref, rows, cols, k, smallest, vals.data(), bad_idx.data());
-            report(name + "_rejects_unwritten", !r3.ok, "accepted");
+            report(name + "_rejects_unwritten", bad_idx != idx && !r3.ok, "accepted");
         }
     }
     course::Options o;
@@ -391,7 +401,7 @@ static void test_half_keys() {
     std::remove(path.c_str());
 }
 
-// 06_rowwise's chunk end in 64 bits: with cols near 2^32 the last chunk stops at cols, not at a
+// The row-wise chunk end in 64 bits (M's and the sampled pass's chunks): with cols near 2^32 the last chunk stops at cols, not at a
 // wrapped begin + chunk below begin.
 static void test_chunk_end() {
     const uint32_t cols = 0xFFFFFFFFu, chunk = 1u << 20;
@@ -480,23 +490,35 @@ static void test_ragged() {
         report(at + "_accepts_right", good.ok, good.message);
         uint64_t short_row = 0, long_row = 0;   // a row of k-1 elements and one of max_len
         for (uint64_t r = 0; r < rows; ++r) { if (len[r] == k - 1) short_row = r; if (len[r] == max_len) long_row = r; }
+        // Each plant must change the answer (shown below), or its case checks nothing.
+        auto changed = [&](const std::vector<T>& v, const std::vector<uint32_t>& ix) {
+            return std::memcmp(v.data(), vals.data(), v.size() * sizeof(T)) != 0 || ix != idx;
+        };
+        report(at + "_has_short_and_long_rows", len[short_row] == k - 1 && len[long_row] == max_len,
+               "no row of k - 1 or of max_len elements to plant in");
         auto bad_idx = idx;
         bad_idx[short_row * k + k - 1] = 0;
-        report(at + "_rejects_padding_index", !topk::rows::check_ragged(in, keys, off, k, smallest, vals.data(),
-                                                                        bad_idx.data()).ok, "accepted");
+        report(at + "_rejects_padding_index", changed(vals, bad_idx) &&
+               !topk::rows::check_ragged(in, keys, off, k, smallest, vals.data(), bad_idx.data()).ok, "accepted");
         auto bad_vals = vals;
         bad_vals[short_row * k + k - 1] = T(0.0f);
-        report(at + "_rejects_padding_value", !topk::rows::check_ragged(in, keys, off, k, smallest, bad_vals.data(),
-                                                                        idx.data()).ok, "accepted");
+        report(at + "_rejects_padding_value", changed(bad_vals, idx) &&
+               !topk::rows::check_ragged(in, keys, off, k, smallest, bad_vals.data(), idx.data()).ok, "accepted");
         bad_idx = idx;
         bad_idx[short_row * k + k - 2] = topk::rows::kNoIndex;   // one of the row's own elements dropped
-        report(at + "_rejects_short_row_missing", !topk::rows::check_ragged(in, keys, off, k, smallest, vals.data(),
-                                                                            bad_idx.data()).ok, "accepted");
+        report(at + "_rejects_short_row_missing", changed(vals, bad_idx) &&
+               !topk::rows::check_ragged(in, keys, off, k, smallest, vals.data(), bad_idx.data()).ok, "accepted");
+        // A value from another row in one of the long row's slots: the first element of any other row whose key
+        // differs from the right one (rows 20 and 21 are both NaN rows: a neighbour's may equal it).
         bad_vals = vals;
-        bad_vals[long_row * k + 3] = in[off[long_row - 1 + (long_row == 0 ? 2 : 0)] + 0];
-        bool differs = topk::to_key(bad_vals[long_row * k + 3], smallest) != topk::to_key(vals[long_row * k + 3], smallest);
-        report(at + "_rejects_other_rows_value", !differs || !topk::rows::check_ragged(in, keys, off, k, smallest,
-               bad_vals.data(), idx.data()).ok, "accepted");
+        const uint64_t slot = long_row * k + 3;
+        bool planted = false;
+        for (uint64_t r = 0; r < rows && !planted; ++r)
+            for (int64_t i = off[r]; r != long_row && i < off[r + 1] && !planted; ++i)
+                if (topk::to_key(in[i], smallest) != topk::to_key(vals[slot], smallest)) { bad_vals[slot] = in[i]; planted = true; }
+        report(at + "_rejects_other_rows_value", planted && changed(bad_vals, idx) &&
+               !topk::rows::check_ragged(in, keys, off, k, smallest, bad_vals.data(), idx.data()).ok,
+               planted ? "accepted" : "no other row's value differs from the right one");
     }
     course::Options o;
     auto cases = topk::rows::battery(o, true, true);
@@ -506,9 +528,76 @@ static void test_ragged() {
         has_ragged |= c.dist.rfind("ragged:", 0) == 0 && c.param == 2048;
     }
     report(name + "_battery", has_serving && has_ragged, "ragged or serving cases missing");
+    // A row past 2^20 beside all-equal rows half as long (1.0, -inf, NaN): the lengths, the values, the battery.
+    const uint64_t big = uint64_t(1) << 21;
+    auto eq_len = topk::rows::ragged_lengths("ragged_equal", 4, big, 50, 5);
+    report(name + "_ragged_equal_lengths", eq_len == std::vector<uint64_t>{big, big / 2, big / 2, big / 2}, "lengths wrong");
+    std::vector<int64_t> eq_off = {0, 1000, 1100, 1200, 1300};
+    auto eq = topk::rows::make_ragged<T>(eq_off, 9, false, true);
+    bool one_value = true;
+    for (uint64_t r = 1; r < 4; ++r)
+        for (int64_t i = eq_off[r]; i < eq_off[r + 1]; ++i)
+            one_value &= std::memcmp(&eq[i], &eq[eq_off[r]], sizeof(T)) == 0;
+    const float first[3] = {1.0f, -INFINITY, NAN};
+    bool right = one_value;
+    for (uint64_t r = 1; r < 4; ++r) {
+        const float v = float(eq[eq_off[r]]), want = first[r - 1];
+        right &= std::isnan(want) ? std::isnan(v) : v == want;
+    }
+    report(name + "_ragged_equal_values", right && !std::isnan(float(eq[0])) && float(eq[0]) != float(eq[1]),
+           "rows 1-3 are not 1.0, -inf, NaN each throughout");
+    bool has_equal = false;
+    for (auto& c : cases) has_equal |= c.dist == "ragged_equal:4x2097152" && c.param == 50;
+    report(name + "_battery_ragged_equal", has_equal, "ragged_equal:4x2097152 k 50 missing");
 }
 
-// 08_sampled_rows' filter: for a threshold key tau, the elements that pass(x, bar_of(tau)) must be
+// The row-wise command line's checks run while parsing, before the GPU is asked for (exit 2 with a GPU or
+// without one): each call of validate runs in a child process, since a refusal ends the process.
+static int validate_status(const course::LessonDef& def, const course::Options& o) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (!std::freopen("/dev/null", "w", stderr)) _exit(9);
+        def.validate(o);
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_rows_cli() {
+    const course::LessonDef def = topk::rows::rows_lesson("rows_cli", true, true, true, 2048);
+    course::Options o;
+    o.dist = "ragged";
+    o.dtype = "float32";
+    o.n = 131072;
+    o.param = 2048;
+    o.extra["rows"] = "8";
+    report("rows_cli_ragged_accepted", validate_status(def, o) == 0, "a ragged run of k 2048 refused");
+    o.param = 5000;
+    report("rows_cli_ragged_k_beyond_limit_refused", validate_status(def, o) == 2, "ragged --k 5000 not refused while parsing");
+    o.param = 50;
+    o.extra["rows"] = "0";
+    report("rows_cli_ragged_zero_rows_refused", validate_status(def, o) == 2, "--dist ragged --rows 0 not refused while parsing");
+    o.extra["rows"] = "8";
+    o.n = 0;
+    report("rows_cli_ragged_zero_n_refused", validate_status(def, o) == 2, "--dist ragged --n 0 not refused while parsing");
+    course::Options t;
+    t.test = true;
+    t.extra["lengths"] = "lens.npy";
+    report("rows_cli_test_with_lengths_refused", validate_status(def, t) == 2, "--test --lengths accepted");
+    t.extra.clear();
+    report("rows_cli_test_accepted", validate_status(def, t) == 0, "--test refused");
+    // A program whose ragged launchers take any k (the CUB bar) accepts k 5000.
+    const course::LessonDef any_k = topk::rows::rows_lesson("rows_cli_any_k", true, true, true);
+    o.n = 131072;
+    o.param = 5000;
+    report("rows_cli_ragged_k_unlimited_accepted", validate_status(any_k, o) == 0, "k 5000 refused without a limit");
+}
+
+// The sampled pass's filter (rows_sampled_pass.cuh): for a threshold key tau, the elements that pass(x, bar_of(tau)) must be
 // an upper set of the output order (pass is false then true along the elements sorted by key) and
 // hold every element whose key is >= tau. Elements: every 16-bit pattern of T (for float, each
 // pattern in the top half with a hashed bottom half, and the specials); thresholds: every 97th
@@ -569,6 +658,7 @@ int main() {
     test_half_keys<__half>();
     test_half_keys<__nv_bfloat16>();
     test_chunk_end();
+    test_rows_cli();
     test_bar<float>("float32");
     test_bar<__half>("float16");
     test_bar<__nv_bfloat16>("bfloat16");

@@ -40,14 +40,13 @@ EXTRA = {
     "lesson04_sort/05_merge_path": [["--n", "50001"], ["--type", "pairs", "--n", "20001"],
                                     ["--type", "uint64", "--n", "20001"]],
     "lesson03_compact_spmv/spmv_05_merge_path": [["--gen", "giant_row", "--n", "20001"]],
-    # Row-wise top-k: several blocks a row (08's hand-over), rows past 2^20 (08's list in global
-    # memory, its spill on sorted rows, the M fallback on equal rows), k over 2048 (06's M with CUB).
-    "lesson01_topk/08_sampled_rows": [["--rows", "7", "--n", "128256", "--k", "256"],
+    # Row-wise top-k: several blocks a row (the sampled pass's hand-over), rows past 2^20 (its list in
+    # global memory, its spill on sorted rows, the M fallback on equal rows), k over 2048 (M with CUB).
+    "lesson01_topk/rows_05_serving": [["--rows", "7", "--n", "128256", "--k", "256"],
                                       ["--rows", "2", "--n", "2097157", "--k", "2048", "--dist", "sorted"],
                                       ["--rows", "2", "--n", "2097157", "--k", "50", "--dist", "equal"],
-                                      ["--dist", "ragged", "--rows", "4", "--n", "2097157", "--k", "1024"]],
-    "lesson01_topk/06_rowwise": [["--rows", "7", "--n", "128256", "--k", "256"],
-                                 ["--rows", "2", "--n", "40001", "--k", "3000"]],
+                                      ["--dist", "ragged", "--rows", "4", "--n", "2097157", "--k", "1024"],
+                                      ["--rows", "2", "--n", "40001", "--k", "3000"]],
 }
 
 

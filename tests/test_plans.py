@@ -32,7 +32,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROFILES = ["t4", "a100", "rtx3090", "l4", "rtx4090", "h100", "h200", "b200", "rtx5090"]
 # The cases whose plans differ, per lesson (a set a program does not accept is skipped).
 ARG_SETS = {
-    "lesson01_topk": [[], ["--k", "2048"], ["--n", "2^20", "--k", "32"], ["--type", "bfloat16"]],
+    "lesson01_topk": [[], ["--k", "2048"], ["--n", "2^20", "--k", "32"], ["--type", "bfloat16"],
+                      ["--rows", "4", "--n", "2^24", "--k", "1024"],   # rows past 2^20 (row-wise programs)
+                      ["--rows", "4", "--n", "2^24", "--k", "1024", "--type", "bfloat16"]],
     "lesson02_scan": [[], ["--type", "float32"]],
     "lesson03_compact_spmv": [[], ["--type", "float64"]],
     "lesson04_sort": [["--type", "uint32"], ["--type", "uint64"], ["--type", "pairs"], ["--type", "float32"]],
@@ -202,6 +204,61 @@ def check_program(exe, src):
     return passed, fails
 
 
+def blocks_that_fit(limits, plan, resources):
+    """Blocks of this plan's kernel one SM holds at once (threads, shared memory with the 1 KB a block the
+    runtime keeps, registers, the SM's block limit): what the GPU runs."""
+    regs, static = resources
+    t = plan["threads"]
+    fit = min(limits["threads_sm"] // t, limits["blocks_sm"], limits["regs_sm"] // regs_per_block(regs, t))
+    return min(fit, limits["smem_sm"] // (plan["dyn_smem"] + static + 1024))
+
+
+# The row-wise serving build's long rows: its chunks fill the blocks an SM holds, so the plan must count
+# exactly those (with no GPU, from the build's static shared memory and registers), not just fit in them.
+EXACT_PLANS = [("lesson01_topk/rows_05_serving", args, "sampled_rows<*, true, *")
+               for args in (["--rows", "4", "--n", "2^24", "--k", "1024"],
+                            ["--rows", "4", "--n", "2^24", "--k", "1024", "--type", "bfloat16"],
+                            ["--rows", "2", "--n", "2^21", "--k", "50", "--dist", "ragged_equal"])]
+
+
+def check_exact(build):
+    """Returns (passed, [failure lines]) for EXACT_PLANS."""
+    passed, fails = 0, []
+    for src, args, kernel in EXACT_PLANS:
+        exe = os.path.join(build, src)
+        if not os.path.exists(exe):
+            continue
+        resources = {}
+        for res_file in [exe + ".res"] + [os.path.join(d, src) + ".res" for d in RES_DIRS]:
+            if os.path.exists(res_file):
+                for arch, kernels in parse_resources(open(res_file, errors="replace").read()).items():
+                    resources.setdefault(arch, {}).update(kernels)
+        for profile in PROFILES:
+            rc, out, err = query(exe, profile, args)
+            what = f"{src} as {profile} {' '.join(args)}"
+            limits, plans = parse_plan(out)
+            plans = [p for p in plans if p and p["kernel"] == kernel]
+            if rc != 0 or limits is None or len(plans) != 1:
+                fails.append(f"FAIL  {what}: no '{kernel}' plan line (exit {rc}): {(err or out).strip()[:200]}")
+                continue
+            arch = arch_for(limits["cc"], sorted(resources))
+            r = kernel_resources(kernel, resources.get(arch, {})) if arch else None
+            if r is None:
+                passed += 1   # no build for this architecture: nothing to compare with
+                continue
+            fit = blocks_that_fit(limits, plans[0], r)
+            m = re.match(r"(\d+) blocks a row", plans[0]["note"])
+            chunks = int(m.group(1)) if m else -1
+            rows = int(args[args.index("--rows") + 1])
+            want_chunks = limits["sms"] * fit // rows
+            if plans[0]["blocks_per_sm"] != fit or chunks != want_chunks:
+                fails.append(f"FAIL  {what}: plans {plans[0]['blocks_per_sm']} blocks an SM and {chunks} blocks a row; "
+                             f"sm_{arch}'s build ({r[0]} registers, {r[1]} B static) runs {fit} an SM, {want_chunks} a row")
+            else:
+                passed += 1
+    return passed, fails
+
+
 def self_test():
     """Planted plans: each over-limit one must be caught, the honest ones must pass."""
     t4 = {"cc": 75, "sms": 40, "smem_block": 65536, "smem_sm": 65536, "threads_sm": 1024, "blocks_sm": 16,
@@ -261,6 +318,13 @@ def main():
                     print(f)
                 if not fails and p > 1:
                     print(f"PASS  {src}: {p} plans within every profile's limits")
+        p, fails = check_exact(a.build)
+        passed += p
+        failed += len(fails)
+        for f in fails:
+            print(f)
+        if p and not fails:
+            print(f"PASS  {p} long-row plans count the blocks an SM that each profile runs (ptxas's registers, static shared memory)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

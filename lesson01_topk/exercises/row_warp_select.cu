@@ -1,4 +1,4 @@
-// exercises/row_warp_select — a warp per row: the short-row path of 06_rowwise.
+// exercises/row_warp_select — a warp per row: the short-row path of rows_05_serving.
 //
 // TODO: complete my_warp_rows below. Each warp owns one row of at most 256 columns (cols <= 256,
 // 1 <= k <= cols). Write the row's k largest to out_vals[r*k .. r*k+k) in descending order and
@@ -9,15 +9,14 @@
 // warp-wide maximum (__shfl_xor_sync, 5 steps) gives the row's largest, the lane that holds it
 // replaces it by kEmpty, and result j is topk::packed_index(best). Index the 8 registers only
 // with constants (#pragma unroll), or they become local memory (wrong/local_list.cu).
-// Rows longer than 256 are done by 06's other paths; until my_warp_rows is written, the short
+// Rows longer than 256 are done by rows_serving.cuh's other paths; until my_warp_rows is written, the short
 // rows stay unwritten and the checker fails (exit 1).
 // Check:  make grade EX=row_warp_select   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/row_warp_select, then run it with --test --quick
-// Solution: 06_rowwise.cu, warp_rows.
-#define COURSE_NO_MAIN
-#include "../06_rowwise.cu"
+// Solution: rows_digit_select.cuh, warp_rows.
+#include "../rows_serving.cuh"
 
-// 06's warp_rows with its body cut out: one warp per row of at most 256 columns (the exercise).
+// warp_rows (rows_digit_select.cuh) with its body cut out: one warp per row of at most 256 columns (the exercise).
 __global__ void my_warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
                              float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     // TODO: one warp per row (see above).

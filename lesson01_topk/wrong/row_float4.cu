@@ -8,10 +8,9 @@
 // down, so the kernel reads the last element of row 0 as row 1's column 0 and shifts every
 // column by one: wrong values, wrong indices, no fault (every load is aligned and in bounds).
 // The checker reports it on the first row that starts off a boundary (odd cols in the battery).
-// 06_rowwise.cu's AlignedRows reads up to 3 floats singly until the address is aligned.
+// rows_digit_select.cuh's AlignedRows reads up to 3 floats singly until the address is aligned.
 //   build/lesson01_topk/wrong/row_float4 --test --quick     -> FAIL ... row 1: ... (exit 1)
-#define COURSE_NO_MAIN
-#include "../06_rowwise.cu"
+#include "../rows_serving.cuh"
 
 struct Float4Rows {   // BROKEN for cols % 4 != 0
     template <class F>

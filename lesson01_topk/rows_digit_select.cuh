@@ -1,21 +1,20 @@
-// 06_rowwise — row-wise top-k: the k largest of every row of a rows x cols matrix (float32,
-// float16 or bfloat16), with the strategy picked from the shape and the GPU.
-//
-// What changed since 05: the problem. Every row of a matrix is its own top-k (a language model's
-// logits, mixture-of-experts routing, nearest-neighbour scores); the work is cut three ways:
+// lesson01_topk/rows_digit_select.cuh — the k-th key of a row found by radix digits (the 1-D radix select
+// applied to every row), cut three ways by the shape:
 //   W  cols <= 256: a warp holds its row in registers and takes the k largest one warp max at a time.
-//   B  enough rows to fill the GPU, k <= 2048: a block per row in ONE launch; 05's digit passes
-//      over the row narrow the k-th key's bucket until its keys fit in shared memory, one more pass
-//      collects the winners, a sort by bins orders them. A row is read 2-4 times (from L2).
-//   M  few long rows, or k > 2048: each row cut into chunks, one block a chunk; the digit passes
-//      are launches over all rows, histograms summed in global memory, the row's last block picks
-//      the bucket; a collect launch, a sort of the winners; one wave each, dependent launches (sm_90).
+//   B  a block per row: digit passes over the row narrow the k-th key's bucket until its keys fit in
+//      shared memory, one more pass collects the winners, a sort by bins orders them.
+//   M  a row cut into chunks, one block a chunk: each digit pass is a launch over all rows, the
+//      histograms summed in global memory and the row's last block picking the bucket; a collect
+//      launch, a sort of the winners.
 // float16/bfloat16: 16-byte loads of 8 values; their 16-bit keys are whole after two digits.
-// Measured (H100): 64 x 128256 k 50 in 0.0643 ms, 256 x 256000 k 1024 in 0.2938-0.2940; 08_sampled_rows
-// reads such rows once. Per-shape plans (--plan), torch.topk and the crossovers: README_rows.md, TUNING.md.
-//
-// Build alone:  nvcc -O3 -arch=native -o topk06 06_rowwise.cu
-// Run:          ./topk06 --rows 64 --n 128256 --k 50 [--type bfloat16]     ./topk06 --test     --sweep
+// Entry points: the kernels warp_rows (W), block_rows (B), multi_digit_pass, multi_collect and
+// sort_winners (M), which rows_serving.cuh launches; and the device steps the sampled pass
+// (rows_sampled_pass.cuh, rows_long_rows.cuh) reuses: narrow, choose_bucket, common_prefix,
+// select_row, finish_row, block_row, write_winners, write_padding, AlignedRows, warp_max, and M's
+// m_count_digit, m_choose, m_collect, m_sort_row over a RowState.
+// Layering: rows_serving.cuh -> rows_plan.cuh -> rows_sampled_pass.cuh -> rows_long_rows.cuh -> this
+// -> rows.cuh, bitonic.cuh -> lesson.cuh -> common/.
+#pragma once
 #include "bitonic.cuh"
 #include "../lesson02_scan/primitives.cuh"
 #include "rows.cuh"
@@ -76,7 +75,7 @@ __device__ __forceinline__ uint32_t unaligned_head(const T* row, uint32_t begin,
 // parameter so that wrong/row_float4.cu can plug in the tempting broken one (every row read as
 // float4 from element (r * cols) / 4 * 4: right only when cols is a multiple of 4).
 // each(..., f, fv) hands each 16-byte vector of the body to fv(vector, column of its first element)
-// instead (08 tests a vector of 16-bit values at once).
+// instead (the sampled pass tests a vector of 16-bit values at once).
 struct AlignedRows {
     template <class T, class F>
     __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin,
@@ -98,7 +97,7 @@ struct AlignedRows {
 #pragma unroll 4
         for (uint32_t q = t; q < vecs; q += nthreads) {
             const uint4 v = rowv[q];         // a copy: fv given rowv[q] itself (a reference to global memory) read
-            fv(v, body + V * q);             // it again for each element (float32 256 x 256000 k 1024 0.3334 ms, not 0.2940)
+            fv(v, body + V * q);             // it again for each element (slower: TUNING.md)
         }
         for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += nthreads) f(row[c], uint32_t(c));
     }
@@ -109,8 +108,8 @@ constexpr int kWarpCols = 256;               // up to 8 keys per lane; longer ro
 constexpr int kWarpBlock = 256;              // 8 rows per block
 
 // R keys per lane (R = 1, 2, 4, 8: the row's length rounded up to 32 R): a row of 64 keeps 2
-// registers busy, not 8 (with 8 for every row, 65536 rows of 64 with k = 2 took 37.5 us, mostly
-// comparisons of empty registers; sized to the row, see TUNING.md).
+// registers busy, not 8 (with 8 for every row, short rows spent most of their time comparing empty
+// registers; sized to the row, see TUNING.md).
 // One round per result: each lane keeps the largest of its own keys (`best`); the warp's largest
 // key is one warp_max (a single __reduce_max_sync on sm_80 and later), a ballot says which
 // lanes hold it, the lowest of them gives up that element (its column comes from a shuffle) and
@@ -213,7 +212,7 @@ static_assert(kBlockMaxK % kBlock == 0, "block_merge_sort_desc: kBlockMaxK / kBl
 constexpr uint32_t kCandMax = 10240;
 constexpr size_t kBlockStaticSmem = 26 * 1024;   // B's static shared memory, rounded up (s_hist, s_sel, the scan's)
 
-// The shared memory of one block's select of one row (B, and the finishing block of 08_sampled_rows).
+// The shared memory of one block's select of one row (B, and the finishing block of the sampled pass).
 struct RowSmem {
     alignas(16) uint32_t hist[kMaxBins];     // also the winners' 32-bit ranks (write_winners), read 4 at a time
     uint64_t sel[kBlockMaxK];                // the winners: keys above the k-th, then its ties
@@ -233,7 +232,7 @@ __device__ __forceinline__ void store_winner(size_t slot, uint32_t c, T v, uint3
     if (c < len) out_vals[slot] = v;
 }
 // Both at once (the bin sort's callback): store_winner(slot, c, winner_value(row, len, c), ...) written out; in that
-// form ptxas scheduled 06's and 08's sm_90 code differently from the build the GPU checks ran on.
+// form ptxas scheduled the sm_90 code differently from the build the GPU checks ran on.
 template <class T>
 __device__ __forceinline__ void write_winner(const T* __restrict__ row, uint32_t len, size_t slot, uint64_t p,
                                              T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
@@ -246,7 +245,7 @@ __device__ __forceinline__ void write_winner(const T* __restrict__ row, uint32_t
 // prefix (`each_key(f)` calls f(key) for every key of the set, spread over the block's threads),
 // then narrow the prefix to the bucket holding the k_rem-th largest (choose_bucket). Updates prefix,
 // pbits, k_rem (and d, when a 16-bit key is whole); returns the bucket's count. The one digit step of
-// B's passes over a row, of finish_row over the candidates and of 08's sample. Barriers inside.
+// B's passes over a row, of finish_row over the candidates and of the sampled pass's sample. Barriers inside.
 template <class T, class EachKey>
 __device__ uint32_t narrow(EachKey&& each_key, uint32_t& prefix, int& pbits, int& d, uint32_t& k_rem, uint32_t* hist) {
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
@@ -292,21 +291,19 @@ __device__ __forceinline__ uint32_t ranks_above(const uint32_t* ranks, uint32_t 
 constexpr uint32_t kNoLeast = 0xFFFFFFFFu;   // write_winners: the least winner's key is not known
 constexpr uint32_t kRankCols = 1u << 20;     // a 32-bit rank holds a column below this in its low 20 bits
 constexpr uint32_t kRankKeys = 1u << 11;     // and above it how far the key lies above the k-th's, less than this (< 2^31 in all)
-// Ranks from this many winners on: their barrier and stores cost more than they save on few (H100, same run,
-// ranks at any k: 08's bfloat16 7 x 128257 k 50 0.0137 ms against 0.0135-0.0136, 06's 4096 x 1024 k 8 0.1073 against 0.1017).
+// Ranks from this many winners on: their barrier and stores cost more than they save on few (TUNING.md).
 constexpr uint32_t kRankMinK = 128;
 
 // Order the kk winners in sm.sel and write them as row r of the output. Packed keys are distinct, so a
 // winner's place is the number of winners above it: for kk <= 256, 4 threads a winner count it in
-// kk / 4 steps with no barrier (the bitonic sort's 36 barriers for 256 took 5.4 us of a 30 us row on
-// the H200: TUNING.md); more are placed by bins (block_bin_rank_desc: 1024 in 7.1 us in a probe kernel,
-// where the merge sort by rank took 12.0). Contains barriers: call from every thread.
-// kMaxK: the most winners the calling kernel has (08's build for k <= 256 leaves the block sort out).
-// kRanks (08's k <= 256 short-row builds), least: the k-th key. kRankMinK or more 16-bit winners less than kRankKeys
+// kk / 4 steps with no barrier (the bitonic sort's 36 barriers for 256 were a sixth of a row's time:
+// TUNING.md); more are placed by bins (block_bin_rank_desc, faster than the merge sort by rank in a
+// probe kernel). Contains barriers: call from every thread.
+// kMaxK: the most winners the calling kernel has (the sampled pass's build for k <= 256 leaves the block sort out).
+// kRanks (the sampled pass's k <= 256 short-row builds), least: the k-th key. kRankMinK or more 16-bit winners less than kRankKeys
 // keys above it, in a row shorter than kRankCols, are counted by 32-bit ranks (key - least, then the column
-// reversed): 2 instructions a comparison where the packed 64-bit keys take 6, for one barrier more (08's
-// bfloat16 64 x 131072 k 256: 0.0198-0.0199 ms against 0.0206, H100, same run). Not in 06: compiled into its block
-// path, unused, the code alone cost it 2-3 % (16-bit 64 x 128256 k 50 0.0475 ms against 0.0465).
+// reversed): 2 instructions a comparison where the packed 64-bit keys take 6, for one barrier more. Not in
+// the block path B: compiled into it, unused, the code alone slowed it (TUNING.md).
 template <uint32_t kMaxK = kBlockMaxK, bool kRanks = false, class T>
 __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk, RowSmem& sm,
                               T* __restrict__ out_vals, uint32_t* __restrict__ out_idx, uint32_t least = kNoLeast) {
@@ -314,8 +311,7 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
     if (kMaxK <= kBlock / 4 || kk <= kBlock / 4) {
         const uint32_t e = t / 4, q = t % 4;
         const uint64_t mine = e < kk ? sm.sel[e] : kEmpty;
-        // The winner's value is requested before its place is counted, so that the read overlaps the count
-        // (08's float32 64 x 131072 k 256: 0.0276 ms against 0.0281-0.0282 read after it, H100, same run).
+        // The winner's value is requested before its place is counted, so that the read overlaps the count.
         const uint32_t c = packed_index(mine);
         T v{};
         if (e < kk && q == 0) v = winner_value(row, len, c);
@@ -382,7 +378,7 @@ __device__ void write_padding(size_t r, uint32_t k, uint32_t kk, bool smallest, 
 // passes over the set (narrow), from the first digit in which its keys lo..hi differ (common_prefix;
 // 0 and ~0u when not known), until the keys sharing the k-th key's prefix fit in s_cand (cand_cap),
 // one more pass to collect them, then finish_row (values read from `row` by column). The set is a row
-// (block_row below) or 08's list of a long row's candidates. Contains barriers: call from every thread.
+// (block_row below) or the list of a long row's candidates (rows_sampled_pass.cuh). Contains barriers: call from every thread.
 template <uint32_t kMaxK = kBlockMaxK, class T, class Each>
 __device__ void select_row(const T* __restrict__ row, uint32_t len, uint32_t count, size_t r, uint32_t k, uint32_t kk,
                            uint32_t cand_cap,
@@ -436,7 +432,7 @@ __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, 
 // A ragged batch (offsets != nullptr) gives row r the elements [offsets[r], offsets[r + 1]): a row
 // shorter than k returns all of them, and its slots from its length on are padding (rows.cuh).
 // Bound to the plan's two blocks an SM: unbound, ptxas gave the float32 build 44 registers a thread with
-// the bin sort in (one block an SM), and 256 x 256000 k 1024 took 0.3194 ms against 0.2995.
+// the bin sort in (one block an SM), which was slower (TUNING.md).
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
@@ -454,14 +450,14 @@ struct RowState {
     uint32_t prefix, pbits, k_rem;           // what is known of the row's k-th key
     uint32_t arrived;                        // blocks of this row done with the current pass
     uint32_t nsel, ties;                     // winners written; ties taken
-    unsigned long long step;                 // 08's M inside its kernel: the row's last step done, tagged with the call
+    unsigned long long step;                 // M inside the sampled kernel: the row's last step done, tagged with the call
 };
 
-// M's steps, as device functions: the launches below run each over every row, and 08_sampled_rows runs
-// them inside its kernel for a row its sample missed (the row's blocks, a barrier between steps).
-// Each is called by every thread of a block. kFresh: what another block of the same kernel wrote is read
-// through L2 (__ldcg; 08). M's launches read plain loads: with __ldcg there, bfloat16 1 x 2^24 k 50 took
-// 0.0823-0.0825 ms against 0.0776-0.0778 (H100).
+// M's steps, as device functions: the launches below run each over every row, and the sampled pass runs
+// them inside its kernel for a row its sample missed (the row's blocks, a barrier between steps:
+// rows_long_rows.cuh). Each is called by every thread of a block. kFresh: what another block of the same
+// kernel wrote is read through L2 (__ldcg; the sampled kernel). M's launches read plain loads: __ldcg
+// there was slower (TUNING.md).
 template <bool kFresh, class U>
 __device__ __forceinline__ U written(const U* p) { return kFresh ? __ldcg(p) : *p; }
 
@@ -542,9 +538,8 @@ __device__ void m_sort_row(const T* __restrict__ in, size_t r, uint32_t cols, ui
 // have the row's prefix (m_count_digit), and the row's last block to arrive chooses the bucket
 // (m_choose), which clears the histogram and its ticket for the next pass: a call needs no
 // initialising launch, since every call leaves the tickets and histograms zeroed (the launcher zeroes
-// fresh scratch once). Two blocks an SM
-// where it holds 2048 threads: unbounded, the 16-bit builds took 38 registers, one block an SM, and
-// bfloat16 4 x 2^24 k 1024 0.3016 ms against 0.2406 with the bound (and one wave, below; TUNING.md).
+// fresh scratch once). Two blocks an SM where it holds 2048 threads: unbounded, the 16-bit builds took
+// 38 registers, one block an SM, and were slower (TUNING.md).
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
@@ -592,228 +587,4 @@ sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t
     m_sort_row(in, r, cols, k, sel_key, sel_col, s, out_vals, out_idx);
 }
 
-// ---- the launcher: pick W, B or M from the shape ----------------------------------------------------
-enum class Path { warp, block, multi };
-
-inline Path choose_path(size_t rows, size_t cols, size_t k) {
-    if (cols <= size_t(kWarpCols)) return Path::warp;
-    if (k > size_t(kBlockMaxK)) return Path::multi;       // B keeps its winners in shared memory
-    // One block reads its row at about 10 GB/s (three passes, bound by instructions per key, not
-    // DRAM: ncu), M's split of a row over many blocks at the
-    // whole GPU's rate after a fixed ~35 us of launches. Measured crossover (H100, k = 50): B
-    // wins up to 65536 columns at any row count, and beyond that once rows * 8192 >= cols
-    // (16 rows of 131072, 32 of 262144: the two tie there); see TUNING.md.
-    if (cols <= 65536 || rows * 8192 >= cols) return Path::block;
-    return Path::multi;
-}
-
-// Scratch that a kernel leaves zeroed for its next call (M's row states and histograms, 08's
-// tallies): fresh scratch (a new allocation, or more bytes than were zeroed) is zeroed once here.
-// `slot` says which of a program's few such buffers this is.
-inline void zero_fresh_scratch(int slot, void* p, size_t bytes) {
-    static const void* zeroed[4] = {};
-    static size_t zeroed_bytes[4] = {};
-    if (p == zeroed[slot] && bytes <= zeroed_bytes[slot]) return;
-    CUDA_CHECK(cudaMemsetAsync(p, 0, bytes));
-    zeroed[slot] = p;
-    zeroed_bytes[slot] = bytes;
-}
-
-// The plan for one call, from the shape and the GPU (course::device()); --plan prints it and the
-// launcher runs it. M cuts each row into chunks of at least 4096 keys, one wave of blocks in all (as
-// many as the SMs hold: 2 an SM on an H100, 1 on a T4); 4 an SM (two waves) took 0.4227 ms against
-// 0.4075 on float32 4 x 2^24 k 1024.
-struct RowPlan {
-    Path path;
-    uint32_t cand = 0;                       // B: candidates kept in dynamic shared memory
-    size_t smem = 0;                         // B: their bytes
-    int per_lane = 8;                        // W: keys per lane (1, 2, 4, 8)
-    size_t chunks = 1;                       // M: blocks per row
-    uint32_t chunk = 0;                      // M: keys per block, whole 16-byte vectors
-    unsigned grid = 0;
-};
-
-// B's candidate buffer from the GPU's shared memory: two blocks an SM where the SM holds 2048
-// threads (one where it holds fewer), 1 KB a block for the runtime, at most kCandMax, in steps of
-// 1024 (H100 10240, A100 6144, RTX 4090 9216, T4 4096: --plan prints it). Fewer than 2048: refused.
-inline void block_candidates(RowPlan& p) {
-    const course::DeviceInfo& d = course::device();
-    const int blocks = std::max(1, std::min(2, d.threads_per_sm / kBlock));
-    const size_t per_block = std::min(d.max_smem_optin, d.smem_per_sm / blocks - 1024);
-    const size_t fit = per_block > kBlockStaticSmem ? (per_block - kBlockStaticSmem) / sizeof(uint64_t) : 0;
-    p.cand = uint32_t(std::min<size_t>(kCandMax, fit / 1024 * 1024));
-    if (p.cand < 2048)
-        throw course::UsageError("06_rowwise's block path needs " + std::to_string(kBlockStaticSmem + 2048 * 8) +
-                                 " bytes of shared memory a block; " + d.name + " allows " + std::to_string(per_block));
-    p.smem = size_t(p.cand) * sizeof(uint64_t);
-}
-
-// M's plan: each row cut into chunks of at least 4096 keys, about 4 blocks an SM in all.
-inline RowPlan plan_multi(size_t rows, size_t cols) {
-    RowPlan p{Path::multi};
-    const size_t want_blocks = size_t(course::blocks_that_fit(2, kBlock)) * course::device().sm_count;
-    p.chunks = std::min((cols + 4095) / 4096, std::max<size_t>(1, (want_blocks + rows - 1) / rows));
-    p.chunk = uint32_t(((cols + p.chunks - 1) / p.chunks + 7) / 8 * 8);   // whole 16-byte vectors of any type
-    p.chunks = (cols + p.chunk - 1) / p.chunk;
-    if (rows * p.chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
-    p.grid = unsigned(rows * p.chunks);
-    return p;
-}
-
-inline RowPlan plan_rows(size_t rows, size_t cols, size_t k) {
-    RowPlan p{choose_path(rows, cols, k)};
-    switch (p.path) {
-        case Path::warp:
-            p.per_lane = cols <= 32 ? 1 : cols <= 64 ? 2 : cols <= 128 ? 4 : 8;
-            p.grid = course::blocks_for(rows, kWarpBlock / 32);
-            return p;
-        case Path::block:
-            if (rows > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 rows: one block per row");
-            p.grid = unsigned(rows);
-            block_candidates(p);
-            return p;
-        case Path::multi: break;
-    }
-    return plan_multi(rows, cols);
-}
-
-// M's launches, as --plan prints them.
-inline std::vector<course::KernelPlan> multi_plans(const RowPlan& p, size_t k, const std::string& dtype) {
-    const std::string m = "M: " + std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
-    std::vector<course::KernelPlan> v;
-    const int digits = dtype == "float16" || dtype == "bfloat16" ? 2 : 3;   // as the launcher: whole_key
-    for (int d = 0; d < digits; ++d) v.push_back({"multi_digit_pass", kBlock, 0, 1, 1, m + ", digit " + std::to_string(d)});
-    v.push_back({"multi_collect", kBlock, 0, 1, 1, m});
-    if (k <= size_t(kBlockMaxK)) v.push_back({"sort_winners", kBlock, 0, 1, 1, "a block per row"});
-    else v.push_back({"gather_sorted_rows", 256, 0, 0, 1, "after CUB's segmented sort of the winners"});
-    return v;
-}
-
-inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
-    const topk::rows::Shape s = topk::rows::parse_case(o, c);
-    const size_t k = c.param, rows = s.rows, cols = s.cols;
-    RowPlan p{Path::block, 0, 0, 8, 1, 0, unsigned(rows)};
-    if (topk::rows::is_ragged(c.dist) || o.has("lengths")) block_candidates(p);   // ragged_topk: always B
-    else p = plan_rows(rows, cols, k);
-    switch (p.path) {
-        case Path::warp:
-            return {{"warp_rows", kWarpBlock, 0, 0, 1,
-                     "W: a warp per row, " + std::to_string(p.per_lane) + " keys a lane, " + std::to_string(p.grid) +
-                         " blocks"}};
-        case Path::block:
-            return {{"block_rows", kBlock, p.smem, 1, 1,
-                     "B: a block per row, " + std::to_string(p.grid) + " blocks, " + std::to_string(p.cand) +
-                         " candidates in shared memory"}};
-        case Path::multi: break;
-    }
-    return multi_plans(p, k, c.dtype);
-}
-static course::PlanHook plan_hook(kernel_plans);
-
-// M's scratch for rows x k: the row states and histograms (zeroed when fresh; every call leaves them
-// zeroed), and the winners. 08_sampled_rows uses it for the rows its sample missed.
-struct MultiScratch {
-    RowState* state;
-    uint32_t *hist, *sel_key, *sel_col;
-};
-inline MultiScratch multi_scratch(size_t rows, size_t k) {
-    const MultiScratch m{course::scratch_as<RowState>(0, rows), course::scratch_as<uint32_t>(1, rows * kMaxBins),
-                         course::scratch_as<uint32_t>(2, rows * k), course::scratch_as<uint32_t>(3, rows * k)};
-    zero_fresh_scratch(0, m.state, rows * sizeof(RowState));
-    zero_fresh_scratch(1, m.hist, rows * kMaxBins * sizeof(uint32_t));
-    return m;
-}
-
-// M's launches for a plan p of path M.
-template <class T, class Reader>
-void multi_topk(const RowPlan& p, const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals,
-                uint32_t* d_idx) {
-    const uint32_t c32 = uint32_t(cols), k32 = uint32_t(k);
-    const uint32_t chunks = uint32_t(p.chunks);
-    const MultiScratch m = multi_scratch(rows, k);
-    RowState* state = m.state;
-    uint32_t *hist = m.hist, *sel_key = m.sel_key, *sel_col = m.sel_col;
-    // 16-bit keys are whole after two digits (whole_key): the third pass is not launched for them.
-    // Each launch may start as the one before ends (sm_90: launch_dependent, common/device.cuh): their
-    // gaps are a good part of M's fixed cost (measured in lesson01 TUNING.md).
-    const int digits = topk::is_half_float<T> ? 2 : 3;
-    for (int d = 0; d < digits; ++d)
-        course::launch_dependent(multi_digit_pass<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32,
-                                 d, state, hist);
-    course::launch_dependent(multi_collect<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32, state,
-                             sel_key, sel_col);
-    if (k <= size_t(kBlockMaxK)) {
-        course::launch_dependent(sort_winners<T>, unsigned(rows), kBlock, 0, d_in, c32, k32, sel_key, sel_col, d_vals,
-                                 d_idx);
-        return;
-    }
-    // Larger k: ordering the winners is a sort (lesson 04); here the library's segmented sort does it.
-    uint32_t* key_out = course::scratch_as<uint32_t>(4, rows * k);
-    uint32_t* col_out = course::scratch_as<uint32_t>(5, rows * k);
-    int64_t* offsets = course::scratch_as<int64_t>(6, rows + 1);
-    topk::rows::row_offsets<<<course::blocks_for(rows + 1, 256), 256>>>(offsets, rows, k);
-    CUDA_CHECK_LAST();
-    size_t temp_bytes = 0;
-    CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(nullptr, temp_bytes, sel_key, key_out, sel_col, col_out,
-                                                             int64_t(rows * k), int64_t(rows), offsets, offsets + 1));
-    void* temp = course::scratch(7, temp_bytes);
-    CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, temp_bytes, sel_key, key_out, sel_col, col_out,
-                                                             int64_t(rows * k), int64_t(rows), offsets, offsets + 1));
-    topk::rows::gather_sorted_rows<T>
-        <<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, cols, k, k, col_out, d_vals, d_idx);
-    CUDA_CHECK_LAST();
-}
-
-template <class T = float, class Reader = AlignedRows>
-void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
-    const uint32_t c32 = uint32_t(cols), k32 = uint32_t(k);
-    const RowPlan p = plan_rows(rows, cols, k);
-    switch (p.path) {
-        case Path::warp: {
-            auto args = [&](auto kernel) {
-                kernel<<<p.grid, kWarpBlock>>>(d_in, rows, c32, k32, smallest, d_vals, d_idx);
-            };
-            if (p.per_lane == 1) args(warp_rows<1, T>);
-            else if (p.per_lane == 2) args(warp_rows<2, T>);
-            else if (p.per_lane == 4) args(warp_rows<4, T>);
-            else args(warp_rows<8, T>);
-            CUDA_CHECK_LAST();
-            return;
-        }
-        case Path::block: {
-            course::allow_dynamic_smem(block_rows<Reader, T>, p.smem);
-            block_rows<Reader, T><<<p.grid, kBlock, p.smem>>>(d_in, nullptr, c32, k32, smallest, p.cand, d_vals, d_idx);
-            CUDA_CHECK_LAST();
-            return;
-        }
-        case Path::multi: break;
-    }
-    multi_topk<T, Reader>(p, d_in, rows, cols, k, smallest, d_vals, d_idx);
-}
-
-// A ragged batch (rows.cuh): B's kernel, each block reading its row's bounds from the offsets.
-// k <= 2048 (B sorts a row's k in shared memory); rows of any length, 0 included.
-template <class T = float, class Reader = AlignedRows>
-void ragged_topk(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k,
-                 bool smallest, T* d_vals, uint32_t* d_idx) {
-    if (k > size_t(kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (one block a row sorts its k in shared memory)");
-    if (rows > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 rows: one block per row");
-    RowPlan p{Path::block};
-    block_candidates(p);
-    course::allow_dynamic_smem(block_rows<Reader, T>, p.smem);
-    block_rows<Reader, T><<<unsigned(rows), kBlock, p.smem>>>(d_in, d_offsets, uint32_t(max_len), uint32_t(k), smallest,
-                                                              p.cand, d_vals, d_idx);
-    CUDA_CHECK_LAST();
-}
-
 }  // namespace rowwise
-
-#ifndef COURSE_NO_MAIN   // exercises/row_warp_select.cu and wrong/row_float4.cu include this file for its kernels
-int main(int argc, char** argv) {
-    using rowwise::rowwise_topk;
-    using rowwise::ragged_topk;
-    return topk::rows::run_rows(argc, argv, "06_rowwise", rowwise_topk<float>, rowwise_topk<__half>,
-                                rowwise_topk<__nv_bfloat16>, {},
-                                {ragged_topk<float>, ragged_topk<__half>, ragged_topk<__nv_bfloat16>});
-}
-#endif
