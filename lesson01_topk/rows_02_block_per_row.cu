@@ -6,8 +6,8 @@
 // shared-memory histogram, scan it from the top, keep the bucket that holds the k-th key. The passes
 // stop as soon as that bucket and every key above it fit the 4096 candidates of shared memory; one
 // more pass keeps those keys, and the select finishes there (block_select.cuh: digits over the
-// candidates, the winners sorted by part 1's merge sort). Why faster than rows_01 on long rows: it
-// runs them at all; why not a warp a row: a row of 128256 would be 500 rounds of registers.
+// candidates, the winners sorted by part 1's merge sort). Against rows_01 on long rows: rows_01 cannot
+// run them (a lane would hold 4008 keys of a row of 128256), and a block has 32 warps' loads in flight.
 // Cost model: the row is read 2-4 times (uniform rows of 128K: 3; the reads after the first come from
 // L2 while the matrix fits there); each key read costs a key transform, a prefix test and, for the
 // keys that carry the prefix, a shared-memory atomic: one block reads its row at a rate set by those
