@@ -82,7 +82,7 @@ digit_pass(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_
 
 // The collect: with the k-th key known, every key above it and the first rem copies of it go to the
 // row's k slots of `sel`, in any order.
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
 collect(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
         RowState* __restrict__ state, uint64_t* __restrict__ sel) {
     size_t r;
@@ -108,14 +108,36 @@ sort_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, RowState* __r
     sort_and_write(in + r * cols, cols, r, k, k, sm, out_vals, out_idx);
 }
 
-// The launcher: chunks of at least kMinChunk keys, about two blocks an SM in all (one wave); the
-// scratch (row states, histograms) zeroed once when it is new, left zeroed by every call.
-void topk_rows(const float* d_in, size_t rows, size_t cols, size_t k, bool smallest, float* d_vals, uint32_t* d_idx) {
-    const size_t want = size_t(course::blocks_that_fit(2, kBlock)) * course::device().sm_count;
+// The plan, from the shape and the GPU: chunks of at least kMinChunk keys, and about as many blocks
+// as the SMs hold at two an SM (one wave; a T4's SM holds one block of 1024 threads).
+struct Plan { size_t chunks; uint32_t chunk; int per_sm; };
+inline Plan plan_chunks(size_t rows, size_t cols) {
+    const int per_sm = course::blocks_that_fit(2, kBlock);
+    const size_t want = size_t(per_sm) * course::device().sm_count;
     size_t chunks = std::min((cols + kMinChunk - 1) / kMinChunk, std::max<size_t>(1, (want + rows - 1) / rows));
     const uint32_t chunk = uint32_t(((cols + chunks - 1) / chunks + 3) / 4 * 4);   // whole float4s
     chunks = (cols + chunk - 1) / chunk;
     if (rows * chunks > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 blocks (rows x chunks)");
+    return {chunks, chunk, per_sm};
+}
+
+// --plan prints the launches the launcher makes.
+inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
+    const topk::rows::Shape s = topk::rows::parse_case(o, c);
+    const Plan p = plan_chunks(s.rows, s.cols);
+    const std::string m = std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
+    return {{"digit_pass", kBlock, 0, p.per_sm, 1, m + ", a launch a digit (3)"},
+            {"collect", kBlock, 0, p.per_sm, 1, m},
+            {"sort_rows", kBlock, 0, 1, 1, "a block a row"}};
+}
+static course::PlanHook plan_hook(kernel_plans);
+
+// The launcher: the plan's launches; the scratch (row states, histograms) zeroed once when it is
+// new, left zeroed by every call.
+void topk_rows(const float* d_in, size_t rows, size_t cols, size_t k, bool smallest, float* d_vals, uint32_t* d_idx) {
+    const Plan p = plan_chunks(rows, cols);
+    const size_t chunks = p.chunks;
+    const uint32_t chunk = p.chunk;
     RowState* state = course::scratch_as<RowState>(0, rows);
     uint32_t* hist = course::scratch_as<uint32_t>(1, rows * kBins);
     uint64_t* sel = course::scratch_as<uint64_t>(2, rows * k);

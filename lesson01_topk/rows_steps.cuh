@@ -28,6 +28,7 @@ inline uint64_t cols_of(const course::Case& c) {
 
 inline int run_step(int argc, char** argv, const char* version, topk::rows::Launcher<float> fn, Limit lim = {}) {
     course::LessonDef def = topk::rows::rows_lesson(version, false, false);
+    if (def.cli.n_default > lim.max_cols) def.cli.n_default = lim.max_cols;   // the default run is one it takes
     def.beyond_limit = [lim](const course::Case& c) -> std::string {
         const uint64_t cols = cols_of(c);
         if (cols > lim.max_cols)
