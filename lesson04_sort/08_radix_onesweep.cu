@@ -5,98 +5,62 @@
 //   * one histogram kernel counts the digits of every pass up front, in one read of the input (a
 //     key's digit in pass p is just bits 8p..8p+7); a scan of each gives the digits' starts;
 //   * inside a pass, a tile learns how many keys of digit d the earlier tiles hold by decoupled
-//     look-back (lesson02_scan/lookback.cuh's idea), one chain per digit, thread d walking chain d;
-//   * a tile counts before it ranks (its counts go out early), then ranks every key in one step;
-//     only the digits stay in registers, so 8192-key tiles fit without spilling.
+//     look-back (digit_lookback.cuh), one chain per digit, thread d walking chain d;
+//   * a tile counts before it ranks (its counts go out early), then ranks every key in one step
+//     (onesweep_tile.cuh); only the digits stay in registers, so 8192-key tiles fit without spilling.
 // Cost (uint32): histogram 4 B per key, then 4 passes of 4 B read + 4 B written per key, look-back
-// status about 1.6 % of a pass: ~33 B per key, 6 launches and 1 memset.
-// Measured (H100): 5.39 ms at 2^28 uint32 keys, 1.02x cub::DeviceRadixSort (5.51 ms); pairs 1.01x.
-// What limits it: latency and per-tile work, not bytes or instructions (ncu; TUNING.md has the
-// profiles, the per-case ratios, the tile shapes and the ranking variants).
+// status a few % of a pass: ~33 B per key, 6 launches and 1 memset. What limits it: latency and
+// per-tile work (counter rows, block scan, look-back, barriers), not bytes or instructions.
 // Limit: n < 2^30 (30-bit look-back counts). Keys: uint32, int32, float32, uint64; pairs, stable.
 //
 // Build alone:  nvcc -O3 -arch=native -std=c++17 -o onesweep 08_radix_onesweep.cu
 // Run:          ./onesweep --n 2^28    ./onesweep --type pairs --n 2^28    ./onesweep --test
-#include <cuda/atomic>
 #include <type_traits>
 
-#include "onesweep.cuh"   // the ranking arithmetic (shared with the host test)
+#include "digit_lookback.cuh"   // the per-digit look-back: status words, DigitLookback
+#include "onesweep_tile.cuh"    // a tile's early counts, one-step ranking, full-tile loads and scatter
 #include "radix.cuh"
 
 // How a pass works, in more detail:
-//   * The digit counts of every pass are computed up front, in one read of the input: a key's
-//     digit in pass p does not depend on the earlier passes (it is just bits 8p..8p+7), so one
-//     histogram kernel fills all 4 (uint32) or 8 (uint64) 256-bin histograms at once. An
-//     exclusive scan of each gives the global start of every digit in every pass. Each thread
-//     loads 16 keys before it counts any, so the read is not a chain of one load at a time.
-//   * Inside a pass, a tile needs to know how many keys of digit d the earlier tiles hold. 07
-//     computed that with a separate count kernel and a scan over all tiles; here it comes from
-//     decoupled look-back (lesson02_scan/lookback.cuh has the idea), with one chain per digit:
-//     tile t publishes, for each digit, AGGREGATE = its own count as soon as it has counted its
-//     keys, then walks back over tiles t-1, t-2, ... adding AGGREGATEs until it meets a PREFIX
-//     (the count of that digit in all tiles up to there), and publishes its own PREFIX. Thread d
-//     of the block walks digit d's chain, so 256 chains advance in parallel.
-//   * The pass counts before it ranks ("early counts", as CUB does): each warp counts its digits
-//     with shared atomics, the AGGREGATEs go out at once, and only then does the block rank, each
-//     key getting its tile rank in one step (match, the group's highest lane does one atomicAdd
-//     on the warp's counter, a shuffle shares the old value). The match is an OR mask: each
-//     lane ORs its bit into a shared word of its digit, and the word read back is the group
-//     (~40 instructions per key in all, against ~87 with 8 ballots per key). Later
-//     tiles find the AGGREGATE already there instead of spinning while this tile ranks.
-//   * A warp chooses how to rank from its own counts, once per tile. From the second pass on, the
-//     input is sorted by the lower digits, so equal keys sit side by side: on Zipf keys most
-//     warps hold one value, and their lanes all OR into one word, one lane after another (ncu:
-//     20.5 shared-memory wavefronts per OR against 3.5 on uniform keys). A warp whose keys all
-//     share one digit ranks them by arithmetic; a warp with a dominant digit finds that digit's
-//     lanes with one ballot, and only the other lanes OR. Zipf keys went from 6.26 to 4.80 ms.
-//   * The ranking needs only the digits, so only the digits stay in registers, 4 to a register;
-//     the keys are loaded again (from L2, which still holds them) to be staged once ranked. That
-//     frees the keys' registers, and at 3 blocks per SM (80 registers) a tile of 8192 keys
-//     (256 x 32; 6144 fit before) no longer spills: a pass has 25 % fewer tiles, so 25 % less
-//     per-tile work (counter rows, block scan, look-back, barriers). Pairs and 64-bit keys have
-//     8192-key tiles too (256 x 32, 2 blocks; the values reuse the keys' staging space). Shared
-//     memory is dynamic: 8192 keys pass 48 KB.
+//   * The digit counts of every pass come up front, in one read of the input: a key's digit in
+//     pass p does not depend on the earlier passes, so one histogram kernel fills all 4 (uint32)
+//     or 8 (uint64) 256-bin histograms at once; an exclusive scan of each gives the global start
+//     of every digit in every pass.
+//   * Inside a pass, a tile needs the count of digit d in the earlier tiles. 07 computed that
+//     with a count kernel and a scan over all tiles; here tile t publishes AGGREGATE = its own
+//     count as soon as it has counted its keys, then walks back over tiles t-1, t-2, ... adding
+//     AGGREGATEs until it meets a PREFIX, and publishes its own PREFIX. Thread d walks digit d's
+//     chain, so 256 chains advance in parallel.
+//   * The pass counts before it ranks ("early counts", as CUB does), so later tiles find the
+//     AGGREGATE already there instead of spinning while this tile ranks.
+//   * The ranking needs only the digits, 4 to a register; the keys are loaded again (from L2,
+//     which still holds them) to be staged once ranked. That frees registers: at 3 blocks per SM
+//     (80 registers) a tile of 8192 keys (256 x 32) does not spill, so a pass has fewer tiles and
+//     less per-tile work. Pairs and 64-bit keys have 8192-key tiles too (2 blocks; the values
+//     reuse the keys' staging space). Shared memory is dynamic: 8192 keys pass 48 KB.
 //   * Full tiles load and scatter with no bounds tests.
 //
 // Correctness notes:
 //   * tiles are numbered by an atomic counter in the order blocks start (one counter per pass),
 //     so a tile only waits for tiles whose blocks already run: no deadlock;
-//   * a status word is 32 bits, flag in the top 2 bits and a 30-bit count below, written and read
-//     whole (relaxed atomics), so a reader never sees a flag without its count. 30 bits limit
-//     n to 2^30 - 1 (stated below; 64-bit words would lift it at twice the status traffic);
+//   * the status words are digit_lookback.cuh's (flag and 30-bit count in one word);
 //   * the last tile's padding (radix.cuh) is counted out of digit 255 before publishing.
 //
-// The kernels and the launcher follow; exercises/radix_digit_lookback.cu includes this file and
-// supplies its own look-back. The partial last tile's loads and scatter are radix.cuh's.
-
 // K is uint32_t, int32_t, float or uint64_t (sorted as sorting::Ordered<K> codes, 8 bits per
-// pass); kPairs carries uint32 values along, stably. n < 2^30 (30-bit look-back counts). The
-// look-back is a policy (DigitLookback below) so that exercises/radix_digit_lookback.cu can supply
-// its own; a look-back other than DigitLookback gets a bounds-checked scatter (radix::scatter_codes,
-// kGuard), so that a wrong one fails the checker instead of writing past the end of a buffer.
+// pass); kPairs carries uint32 values along, stably. The look-back is a policy (DigitLookback) so
+// that exercises/radix_digit_lookback.cu can supply its own; a look-back other than DigitLookback
+// gets a bounds-checked scatter (radix::scatter_codes, kGuard), so that a wrong one fails the
+// checker instead of writing past the end of a buffer.
 namespace onesweep {
 
-// How a warp finds the lanes holding the same digit while ranking (every key type): "OR
-// masks" (the idea of CUB's WARP_MATCH_ATOMIC_OR ranking): each lane ORs its lane bit into a
-// per-warp shared word of its digit; after a __syncwarp that word IS the group, whose leader does
-// the atomicAdd and shares the result by a shuffle (rank_in_tile_or): ~40 instructions per key
-// against ~87 with 8 ballots per key (0.93x CUB instead of 0.82x, with 6144-key tiles). Lanes that
-// share a digit queue on its word, one lane after another, and after the first pass they often do:
-// the input of pass p is sorted by the digits below p, so equal keys sit side by side and a warp's
-// 32 lanes often hold one value. Each warp therefore picks its way once per tile from its own
-// counts (onesweep.cuh's warp_path): one digit only -> ranks by arithmetic; a dominant digit ->
-// its lanes find each other with one ballot and only the others OR. (07 and radix.cuh's TileRank
-// find the group with 8 ballots instead: scan::match_low_bits.)
-constexpr int kBlock = 256;
-static_assert(kBlock >= radix::kDigits && kBlock % 32 == 0, "a thread per digit, whole warps");
 constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one thread per digit
 // The tile of one pass and the blocks per SM asked of ptxas (its register cap: 3 blocks of 256
 // threads -> 80 registers, 2 -> 128): every tile is 8192 keys (32 a thread); 32-bit keys at 3
-// blocks, pairs and 64-bit keys at 2 (120 registers for uint64). Measured alternative (H100, 2^28
-// keys): 24 x 3 took 5.89 ms against 5.37 for 32 x 3; every shape tried is in TUNING.md.
+// blocks, pairs and 64-bit keys at 2 (120 registers for uint64). Smaller tiles (24 a thread at 3
+// blocks) were slower: more tiles, more per-tile work.
 // kBallotMin: the fewest of a warp's 1024 keys on its most common digit for which those lanes take
-// the ballot (warp_path). Keys: 256, a quarter (Zipf 2^28 4.80 ms; always: 4.94). Pairs: always
-// (uniform 9.02-9.05 ms against 9.17 with 128 or 256).
+// the ballot (warp_path). Keys: 256, a quarter (better than always, on Zipf keys). Pairs: always
+// (better than 128 or 256 on uniform keys).
 // kHalf: 4096-key tiles (16 a thread) for 64-bit keys on GPUs whose shared memory cannot hold two
 // blocks of 8192 (84 KB each: a T4 allows 64 KB a block, an A100 164 KB an SM); see pass_plan.
 template <class U, bool kPairs, bool kHalf = false>
@@ -107,50 +71,6 @@ struct Shape {
     static constexpr int kPacked = (kItems + 3) / 4;   // registers of packed digits
     static constexpr uint32_t kBallotMin = kPairs ? 0 : 8u * kItems;   // a quarter of a warp's keys
 };
-// A thread's digits packed 4 to a register: item j's digit is byte j % 4 of register j / 4.
-template <int kPacked>
-__device__ __forceinline__ void pack_digit(uint32_t (&pdig)[kPacked], int j, uint32_t digit) {
-    pdig[j / 4] |= digit << (8 * (j % 4));
-}
-template <int kPacked>
-__device__ __forceinline__ uint32_t digit_at(const uint32_t (&pdig)[kPacked], int j) {
-    return (pdig[j / 4] >> (8 * (j % 4))) & 0xffu;
-}
-
-// ---- per-digit look-back: 32-bit status words --------------------------------------------------
-constexpr uint32_t kAggregate = 1u << 30, kPrefix = 2u << 30, kFlagMask = 3u << 30, kCountMask = (1u << 30) - 1;
-
-__device__ __forceinline__ void publish(uint32_t* word, uint32_t flag, uint32_t count) {
-    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> ref(*word);
-    ref.store(flag | count, cuda::memory_order_relaxed);
-}
-__device__ __forceinline__ uint32_t load_status(uint32_t* word) {
-    cuda::atomic_ref<uint32_t, cuda::thread_scope_device> ref(*word);
-    return ref.load(cuda::memory_order_relaxed);
-}
-
-// The look-back policy: called by thread d for tile > 0 after it published its AGGREGATE; returns
-// the number of keys of digit d in all earlier tiles. `status` points at the pass's words; tile
-// t's word for digit d is status[t * 256 + d]. (exercises/radix_digit_lookback.cu writes its own.)
-struct DigitLookback {
-    __device__ static uint32_t before(uint32_t* status, unsigned tile, int d) {
-        uint32_t before = 0;
-        long long pred = (long long)tile - 1;
-        int spins = 0;
-        while (true) {
-            uint32_t w = load_status(status + size_t(pred) * radix::kDigits + d);
-            uint32_t flag = w & kFlagMask;
-            if (flag == 0) {                       // not ready yet: wait (briefly back off)
-                if (++spins > 16) __nanosleep(64);
-                continue;
-            }
-            before += w & kCountMask;
-            if (flag == kPrefix) return before;    // everything before `pred` is included in it
-            --pred;                                // an AGGREGATE: keep walking (tile 0 is a PREFIX)
-            spins = 0;
-        }
-    }
-};
 
 // ---- the upfront histogram of every pass ------------------------------------------------------
 
@@ -158,9 +78,8 @@ struct DigitLookback {
 // block, one global atomic per (pass, digit) per block at the end. The blocks walk tiles of
 // 256 x 16 keys (grid-stride); a thread loads all 16 of its keys of a tile (striped: coalesced)
 // before it counts any of them, so 16 loads per thread are in flight at once. One key at a time
-// (load, four counts, next load) left each warp waiting on one load after another: ncu on the
-// H100 at 2^28, 507 us, long-scoreboard stalls, against 454 us for CUB's histogram kernel, which
-// also loads 16 keys first (TUNING.md has the before/after).
+// (load, four counts, next load) left each warp waiting on one load after another (long-scoreboard
+// stalls), slower than CUB's histogram kernel, which also loads 16 keys first.
 constexpr int kHistItems = 16;
 // Delta from 07's count kernel: one read counts the digits of every pass, not one pass's per launch.
 template <class K, class U, int kPasses>
@@ -204,139 +123,6 @@ __global__ void __launch_bounds__(kHistBlock) histograms_to_starts(uint32_t* his
     h[threadIdx.x] = start;
 }
 
-// ---- one pass: count, publish, rank, look back, scatter ---------------------------------------
-
-// The pass's ranking counts first (08's "early counts", as CUB's onesweep does):
-//   1. each warp counts its keys' digits into its own row of counters (shared atomics: one per
-//      key, no ordering needed yet);
-//   2. thread d sums digit d over the warps (warp order = index order, exclusive), and PUBLISHES
-//      the tile's AGGREGATE for digit d at once: before any ranking, so a later tile's look-back
-//      rarely waits (08's first version published only after ranking: later tiles found an
-//      empty word, spun, and their whole block waited at the barrier);
-//   3. a block scan over digits gives the tile-local digit starts, added into every warp's row;
-//   4. each warp walks its keys in index order: the lanes holding the same digit (match), the
-//      highest of them bumps the warp's counter of that digit by the group's size (atomicAdd
-//      returns the old value: no second pass over the keys), a shuffle hands the old value to the
-//      group, and a key's rank in the TILE = old value + peers below it.
-struct EarlyCounts {
-    static constexpr int kWarps = kBlock / 32;
-    uint32_t warp_count[kWarps][radix::kDigits];
-    uint32_t scan_tmp[kWarps];
-};
-
-// `masks`: the warp's 256 match words (the OR-mask ranking), zeroed here with its counters; the
-// ranking leaves them zero again.
-template <class U, int kItems>
-__device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int shift, EarlyCounts& s,
-                                                  uint32_t* masks) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    uint32_t* counts = s.warp_count[warp];
-#pragma unroll
-    for (int i = lane; i < radix::kDigits; i += 32) {
-        counts[i] = 0;
-        masks[i] = 0;
-    }
-    __syncwarp();
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) atomicAdd(&counts[radix::digit_of(code[j], shift)], 1u);
-}
-
-// The group's one counter update: its leader adds the group's size to the warp's counter of the
-// digit, and the old value reaches every lane of the group by a shuffle from the leader.
-__device__ __forceinline__ uint32_t bump_group_counter(uint32_t* counts, uint32_t dig, uint32_t peers, int lane,
-                                                       int leader) {
-    uint32_t old = 0;
-    if (lane == leader) old = atomicAdd(&counts[dig], uint32_t(popc32(peers)));
-    return __shfl_sync(scan::kFullMask, old, leader);
-}
-
-// OR-mask ranking: each key's group of lanes with the same digit comes from shared memory, not
-// from 8 ballots (scan::match_low_bits, as 07 does), then one counter update a group. Per key: OR this lane's
-// bit into masks[digit]; __syncwarp (every lane's OR has landed); read the word back: the group.
-// The leader bumps the counter, the shuffle shares the old value, and the leader zeroes the word for
-// the next item. That zeroing is safe without another barrier: every lane's read of the word feeds
-// the shuffle's source lane (the leader), so it has completed before the lane reaches the shuffle,
-// and the leader writes only after the shuffle; the __syncwarp at the end keeps the next item's ORs
-// after the zeroing. Match + rank ~17 instructions per key against ~65 for the ballots (header).
-// kDominant: the lanes holding digit `dom` (the warp's most common) skip their word and take their
-// group from one ballot, so they do not queue on one word; their word stays zero. ncu, pass 2 of
-// Zipf keys at 2^28: the OR took 20.5 shared-memory wavefronts per instruction against 3.5 on
-// uniform keys (TUNING.md).
-template <int kItems, int kPacked, bool kDominant>
-__device__ __forceinline__ void rank_in_tile_or(const uint32_t (&pdig)[kPacked], uint32_t (&rank)[kItems],
-                                                EarlyCounts& s, uint32_t* masks, uint32_t dom) {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    uint32_t* counts = s.warp_count[warp];
-    const uint32_t lane_bit = 1u << lane;
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const uint32_t dig = digit_at(pdig, j);
-        const bool is_dom = kDominant && dig == dom;
-        const uint32_t dom_lanes = kDominant ? __ballot_sync(scan::kFullMask, is_dom) : 0u;
-        if (!is_dom) atomicOr(&masks[dig], lane_bit);
-        __syncwarp();
-        const uint32_t peers = is_dom ? dom_lanes : masks[dig];
-        const int leader = group_leader(peers);
-        const uint32_t old = bump_group_counter(counts, dig, peers, lane, leader);
-        if (lane == leader && !is_dom) masks[dig] = 0;
-        __syncwarp();
-        rank[j] = rank_in_group(old, peers, lane);
-    }
-}
-
-// The warp's most common digit and its count, as onesweep.cuh's dominant_word, from the warp's
-// counters (each lane reads 8 of the 256, then one max over the warp; sm_75 has no REDUX: shuffles).
-__device__ __forceinline__ uint32_t warp_dominant_digit(const uint32_t* counts) {
-    uint32_t best = 0;
-#pragma unroll
-    for (int i = 0; i < radix::kDigits / 32; ++i) {
-        const uint32_t d = (threadIdx.x & 31) + 32u * i;
-        best = max(best, dominant_word(counts[d], d));
-    }
-#if __CUDA_ARCH__ >= 800
-    return __reduce_max_sync(scan::kFullMask, best);   // one instruction (REDUX) from sm_80 on
-#else
-    return scan::warp_reduce(best, scan::Max{});
-#endif
-}
-
-// Full tiles: every one of the kItems stores per thread is in range; no bounds test, unrolled.
-template <class K, class U, int kItems, bool kLast>
-__device__ __forceinline__ void scatter_full_tile(const U* s_codes, const long long* s_offset, int shift, void* dst) {
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const uint32_t i = threadIdx.x + j * kBlock;
-        const U c = s_codes[i];
-        const uint32_t pos = uint32_t(s_offset[radix::digit_of(c, shift)]) + i;   // n < 2^30
-        if constexpr (kLast) static_cast<K*>(dst)[pos] = sorting::Ordered<K>::from(c);
-        else static_cast<U*>(dst)[pos] = c;
-    }
-}
-
-// Loads of a full tile: no bounds test, one base pointer, constant offsets (the bounds-tested
-// radix::load_codes costs ~4 more instructions per key; it serves the last, partial tile).
-template <class K, class U, int kItems, bool kFirst>
-__device__ __forceinline__ void load_tile(const void* src, size_t n, size_t tile_base, bool full, U (&code)[kItems]) {
-    if (!full) { radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code); return; }
-    const size_t first = tile_base + size_t(threadIdx.x >> 5) * 32 * kItems + (threadIdx.x & 31);
-    if constexpr (kFirst) {
-        const K* p = static_cast<const K*>(src) + first;
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) code[j] = sorting::Ordered<K>::to(p[j * 32]);
-    } else {
-        const U* p = static_cast<const U*>(src) + first;
-#pragma unroll
-        for (int j = 0; j < kItems; ++j) code[j] = p[j * 32];
-    }
-}
-template <int kItems>
-__device__ __forceinline__ void load_tile_values(const uint32_t* src, size_t n, size_t tile_base, bool full,
-                                                 uint32_t (&val)[kItems]) {
-    if (!full) { radix::load_values<kItems>(src, n, tile_base, val); return; }
-    const uint32_t* p = src + tile_base + size_t(threadIdx.x >> 5) * 32 * kItems + (threadIdx.x & 31);
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) val[j] = p[j * 32];
-}
 
 // The pass's shared memory, dynamic (an 8192-key tile passes the 48 KB of static shared memory).
 // The OR-mask ranking adds one row of 256 match words per warp.
@@ -413,7 +199,7 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     __syncthreads();
 
     // Step 4: ranks from the digits, then the keys, loaded again (from L2: this block read them a
-    // moment ago; ncu counts the second read in L2, not in DRAM), staged in digit order. A warp
+    // moment ago; the profiler counts the second read in L2, not in DRAM), staged in digit order. A warp
     // ranks by the path its counts chose (warp_path); a one-digit warp's counter of that digit now
     // holds the warp's first slot for it, and its ranks follow by arithmetic.
     uint32_t rank[kItems];
