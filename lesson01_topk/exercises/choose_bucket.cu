@@ -7,10 +7,12 @@
 // and return {b, above, hist[b], true} to EVERY thread of the block (kBlock = 256 threads call it
 // together); return found = false when the histogram holds fewer than `target` keys.
 // Hints: a serial loop by one thread is correct but slow (2048 steps): give each thread bins/256
-// consecutive bins counted from the top, sum them, use scan::block_exclusive_scan<kBlock> (from
-// lesson02_scan/primitives.cuh) to learn how many keys lie in the bins above each thread's range;
-// exactly one thread's range crosses `target`: it walks its bins and stores the answer in shared
-// memory; a __syncthreads and every thread reads it (and another before the shared memory is reused).
+// consecutive bins counted from the top and sum them; the keys in the bins above each thread's
+// range are then an exclusive scan over the threads: before = scan::block_exclusive_scan<kBlock>(
+// mine, 0u, total, s_warp), s_warp a __shared__ uint32_t[kBlock / 32] (lesson02_scan/primitives.cuh,
+// which radix_select.cuh includes). Exactly one thread's range crosses `target`: it walks its bins
+// and stores the answer in shared memory; a __syncthreads and every thread reads it (and another
+// before the shared memory is reused), as FindBucket does (README, topk_05).
 // Until it is done the passes pick bucket 0 and the checker fails (exit 1).
 // Check:  make grade EX=choose_bucket   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/choose_bucket, then run it with --test --quick

@@ -7,7 +7,8 @@
 // one falls off. Keep it O(k) and touch only list[j * stride] (the lists are interleaved in shared
 // memory so that a warp's accesses do not conflict).
 // Hints: look at the last element first (most elements stop there); shift from the end towards the
-// front while the element before is smaller than x.
+// front while the element before is smaller than x. Given: topk::insertion::two_pass (insertion.cuh)
+// calls your apply for every element and in every merge of two lists (README, topk_01).
 // Until it is done, the lists stay empty and the checker reports indices out of range (exit 1).
 // Check:  make grade EX=insertion_step   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/insertion_step, then run it with --test --quick

@@ -1,19 +1,23 @@
-// exercises/row_warp_select — a warp per row: the short-row path of rows_05_serving.
+// exercises/row_warp_select — a warp per row: rows_01_warp_per_row's kernel (README_rows.md, rows_01).
 //
 // TODO: complete my_warp_rows below. Each warp owns one row of at most 256 columns (cols <= 256,
 // 1 <= k <= cols). Write the row's k largest to out_vals[r*k .. r*k+k) in descending order and
 // their columns to out_idx (lesson.cuh's semantics: use topk::to_key(value, smallest) to compare,
-// so NaN, -0.0 and --smallest come out right).
-// Hints: lane L loads columns L, L+32, ..., L+224 into 8 registers as topk::pack(key, column)
-// (topk::kEmpty past the end of the row). Then k times: each lane takes the largest of its 8, a
-// warp-wide maximum (__shfl_xor_sync, 5 steps) gives the row's largest, the lane that holds it
-// replaces it by kEmpty, and result j is topk::packed_index(best). Index the 8 registers only
-// with constants (#pragma unroll), or they become local memory (wrong/local_list.cu).
-// Rows longer than 256 are done by rows_serving.cuh's other paths; until my_warp_rows is written, the short
-// rows stay unwritten and the checker fails (exit 1).
+// so NaN, -0.0 and --smallest come out right). pack, packed_index, kEmpty: lesson.cuh too.
+// Hints, the notes' round: lane L loads columns L, L+32, ..., L+224 into 8 registers as
+// topk::pack(key, column) (topk::kEmpty past the end of the row); best = the largest of its 8.
+// Then k times: a warp max of the 32-bit keys (best >> 32) gives the row's top key:
+// __reduce_max_sync(0xFFFFFFFF, key) on sm_80 and later, five __shfl_xor_sync steps on a T4;
+// __ballot_sync(0xFFFFFFFF, key == top && best != kEmpty) finds the lanes that hold it (an empty
+// slot's key is 0, like a NaN's under --smallest); the lowest (__ffs) gives it up: result j's
+// column is topk::packed_index of its best, sent by __shfl_sync; it replaces that register by
+// kEmpty and rescans its 8. (A max of the whole 64-bit packed words by shuffles also works, at
+// twice the shuffles.) Index the 8 registers only with constants (#pragma unroll), or they become
+// local memory (wrong/local_list.cu). Longer rows go to rows_serving.cuh's other paths; until
+// my_warp_rows is written the short rows stay unwritten and the checker fails (exit 1).
 // Check:  make grade EX=row_warp_select   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/row_warp_select, then run it with --test --quick
-// Solution: rows_digit_select.cuh, warp_rows.
+// Solution: rows_01_warp_per_row.cu, warp_rows (and its warp_max).
 #include "../rows_serving.cuh"
 
 // warp_rows (rows_digit_select.cuh) with its body cut out: one warp per row of at most 256 columns (the exercise).

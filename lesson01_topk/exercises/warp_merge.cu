@@ -8,8 +8,8 @@
 // list[e] and q[32Q-1-e] (reversed): that sequence is bitonic. q[32Q-1-e] is register Q-1-r of
 // lane 31-lane: one __shfl_sync per register. (2) A bitonic sequence of length 32Q is sorted by
 // compare-exchanges at strides 16Q, 8Q, ..., 1, always keeping the larger at the lower position:
-// ws::step<Q>(list, 64 * Q, stride) does one such step (strides >= 32 swap registers within a
-// lane, smaller ones use __shfl_xor_sync).
+// ws::step<Q>(list, 64 * Q, stride) (topk_03_warp_select.cu, included) does one such step (strides
+// >= 32 swap registers within a lane, smaller ones use __shfl_xor_sync), as the notes describe.
 // Until it is done the warps' lists stay empty and the checker fails (exit 1).
 // Check:  make grade EX=warp_merge   (exit 0 once done):
 //         by hand: make build/lesson01_topk/exercises/warp_merge, then run it with --test --quick
