@@ -19,6 +19,10 @@ if ! "$python" -c "import nbclient, nbformat, ipykernel" 2>/dev/null; then
 fi
 mkdir -p "$out"
 export COURSE_REPO=${COURSE_REPO:-$root}
+# The kernel's connection files and IPython's profile go to a scratch folder, not to $HOME.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export JUPYTER_RUNTIME_DIR=${JUPYTER_RUNTIME_DIR:-$scratch/runtime} IPYTHONDIR=${IPYTHONDIR:-$scratch/ipython}
 log="$out/quickstart.log"
 "$python" - "$nb" "$out/quickstart.executed.ipynb" "$COURSE_REPO" > >(tee "$log") 2>&1 <<'EOF'
 import sys, time
