@@ -13,8 +13,13 @@
 //
 //   rank 0 (the process you started) prints, checks (rank 0 gathers what it needs) and writes CSV;
 //   every rank runs the same cases in the same order, and agrees on each outcome (skip, pass) by a
-//   collective, so no rank waits in a collective the others never reach. A rank that dies takes
-//   the others with it (SIGCHLD in rank 0, PR_SET_PDEATHSIG in the others): no hang.
+//   collective, so no rank waits in a collective the others never reach. A rank that fails alone
+//   (an error only it met) or dies ends the whole job at once: it prints its one line and exits,
+//   rank 0 kills the others (SIGCHLD in rank 0, PR_SET_PDEATHSIG in the others): no hang.
+//
+// Two transports behind one interface (all_gather, all_reduce, exchange, gather_to_lead, the pair
+// links): NCCL, one rank per GPU (--gpus P: what is measured), and the copy transport, P ranks on
+// one GPU (--ranks P: what `make test` checks on one GPU; common/copy_board.h).
 #pragma once
 #include <nccl.h>
 #include <csignal>
@@ -23,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "copy_board.h"
 #include "harness.cuh"
 #include "slices.h"
 
@@ -46,12 +52,14 @@ namespace mgpu {
 // This process's place in the job.
 struct Team {
     int rank = 0, size = 1;
+    bool copy = false;               // the copy transport: every rank on one GPU, no NCCL (--ranks)
     ncclComm_t comm = nullptr;
     cudaStream_t stream = nullptr;   // a blocking stream: ordered with the legacy default stream,
                                      // on which the course's launchers run, in enqueue order
     bool lead() const { return rank == 0; }
 };
 inline Team& team() { static Team t; return t; }
+inline Board& board() { static Board b; return b; }   // the copy transport's shared memory
 
 template <class T> ncclDataType_t nccl_type();
 template <> inline ncclDataType_t nccl_type<int32_t>() { return ncclInt32; }
@@ -84,13 +92,14 @@ inline int count_gpus() {
 }
 
 // Rank 0's view of the other ranks, fixed-size so that the SIGCHLD handler may touch it. `done`
-// lives in memory shared with the ranks (mapped before the fork): a rank sets its flag just before
-// it exits normally, so rank 0 can tell a finished rank from one that died mid-job.
-constexpr int kMaxRanks = 64;
+// and `said` live in memory shared with the ranks (mapped before the fork): a rank sets done just
+// before it exits normally, so rank 0 can tell a finished rank from one that died mid-job, and
+// said when it printed why it stops (rank 0 then adds nothing).
 struct Ranks {
     pid_t pid[kMaxRanks] = {};              // 0: not started, or already reaped
     volatile sig_atomic_t code[kMaxRanks] = {};
     volatile sig_atomic_t* done = nullptr;  // shared with the ranks
+    volatile sig_atomic_t* said = nullptr;  // shared with the ranks
     volatile sig_atomic_t finishing = 0;    // rank 0 reaps the others itself from here on
 };
 inline Ranks& ranks() { static Ranks r; return r; }
@@ -106,15 +115,18 @@ inline void on_child_exit(int) {
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
         if (rk.done[r]) { rk.code[r] = code; rk.pid[r] = 0; continue; }
         for (int q = 1; q < kMaxRanks; ++q) if (rk.pid[q] > 0 && q != r) kill(rk.pid[q], SIGKILL);
-        const char msg[] = "error: a GPU's process ended early (its message is above); job stopped\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
+        if (!rk.said[r]) {
+            const char msg[] = "error: a GPU's process ended early (a crash or a signal); job stopped\n";
+            ssize_t w = write(2, msg, sizeof msg - 1);
+            (void)w;
+        }
         _exit(code ? code : course::kExitCudaError);
     }
 }
 
-// Forks ranks 1..gpus-1, gives each one GPU, and joins all of them in one NCCL communicator.
-inline void start_team(int gpus) {
+// Forks ranks 1..gpus-1, gives each one GPU, and joins all of them in one NCCL communicator; with
+// copy, every rank gets the first visible GPU and the copy board instead (no NCCL).
+inline void start_team(int gpus, bool copy) {
     std::vector<std::string> visible;
     if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
         std::string s = v, item;
@@ -129,12 +141,19 @@ inline void start_team(int gpus) {
     setenv("NCCL_NVLS_ENABLE", "0", 0);
     Team& t = team();
     t.size = gpus;
+    t.copy = copy;
+    if (copy) {
+        board().create(gpus);
+        const std::string first = gpu_name(0);
+        visible.assign(size_t(gpus), first);   // every rank on the first visible GPU
+    }
     std::vector<int> to_child;
     pid_t lead_pid = getpid();
     Ranks& rk = ranks();
-    void* shared = mmap(nullptr, sizeof(sig_atomic_t) * kMaxRanks, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    void* shared = mmap(nullptr, 2 * sizeof(sig_atomic_t) * kMaxRanks, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) { std::perror("mmap"); std::exit(course::kExitCudaError); }
     rk.done = static_cast<volatile sig_atomic_t*>(shared);
+    rk.said = rk.done + kMaxRanks;
     std::signal(SIGCHLD, on_child_exit);   // before the first fork: no early exit goes unseen
     std::fflush(stdout);
     for (int r = 1; r < gpus; ++r) {
@@ -151,6 +170,13 @@ inline void start_team(int gpus) {
             t.rank = r;
             setenv("CUDA_VISIBLE_DEVICES", gpu_name(r).c_str(), 1);
             if (!std::freopen("/dev/null", "w", stdout)) _exit(course::kExitCudaError);   // rank 0 speaks
+            std::atexit([] { ranks().said[team().rank] = 1; });   // exit() after a CUDA error: its line is out
+            if (copy) {
+                close(fd[0]);
+                CUDA_CHECK(cudaSetDevice(0));
+                CUDA_CHECK(cudaStreamCreate(&t.stream));
+                return;
+            }
             ncclUniqueId id;
             if (read(fd[0], &id, sizeof id) != ssize_t(sizeof id)) _exit(course::kExitCudaError);
             close(fd[0]);
@@ -164,6 +190,12 @@ inline void start_team(int gpus) {
         rk.pid[r] = pid;
     }
     setenv("CUDA_VISIBLE_DEVICES", gpu_name(0).c_str(), 1);
+    if (copy) {
+        for (int c : to_child) close(c);
+        CUDA_CHECK(cudaSetDevice(0));
+        CUDA_CHECK(cudaStreamCreate(&t.stream));
+        return;
+    }
     ncclUniqueId id;
     NCCL_CHECK(ncclGetUniqueId(&id));
     for (int c : to_child) {
@@ -232,7 +264,7 @@ inline PairLinks& pair_links_made() { static PairLinks pl; return pl; }   // as 
 inline PairLinks& pair_links() {
     PairLinks& pl = pair_links_made();
     Team& t = team();
-    if (!pl.comm.empty() || t.size < 2) return pl;
+    if (!pl.comm.empty() || t.size < 2 || t.copy) return pl;   // the copy transport needs no links
     const int P = t.size, g = t.rank, rounds = pair_rounds(P);
     pl.comm.assign(P, nullptr);
     pl.peer.assign(P, 0);
@@ -262,7 +294,8 @@ inline PairLinks& pair_links() {
     return pl;
 }
 
-// Device memory for an exchange's send and receive buffers (see LinkRegistration above).
+// Device memory for an exchange's send and receive buffers (see LinkRegistration above); plain
+// cudaMalloc memory under the copy transport, which registers nothing.
 template <class T>
 class LinkArray {
 public:
@@ -271,6 +304,10 @@ public:
         if (!n) return;
         reg_ = std::make_unique<LinkRegistration>();
         reg_->bytes = n * sizeof(T);
+        if (team().copy) {
+            CUDA_CHECK(cudaMalloc(&reg_->p, reg_->bytes));
+            return;
+        }
         NCCL_CHECK(ncclMemAlloc(&reg_->p, reg_->bytes));
         register_with_pair_links(*reg_, pair_links_made().comm);
         link_registry().push_back(reg_.get());
@@ -279,6 +316,7 @@ public:
     LinkArray& operator=(LinkArray&& o) noexcept { std::swap(reg_, o.reg_); std::swap(n_, o.n_); return *this; }
     ~LinkArray() {
         if (!reg_) return;
+        if (team().copy) { cudaFree(reg_->p); return; }
         auto& all = link_registry();
         all.erase(std::find(all.begin(), all.end(), reg_.get()));
         deregister_link_memory(*reg_);
@@ -290,6 +328,22 @@ private:
     std::unique_ptr<LinkRegistration> reg_;
     size_t n_ = 0;
 };
+
+// Rank 0: waits up to `seconds` for a rank's process to end (SIGKILL after that); its exit code,
+// 3 for a signal, -1 when it had to be killed. pid <= 0 (none, or reaped already): 0.
+inline int reap(pid_t pid, int seconds) {
+    if (pid <= 0) return 0;
+    int st = 0;
+    for (int i = 0; i < seconds * 100; ++i) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) return WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
+        if (w < 0) return 0;
+        usleep(10000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return -1;
+}
 
 // Every rank ends here with the status it computed (the same on every rank: outcomes are agreed);
 // rank 0 waits for the others and returns the worst status.
@@ -311,6 +365,7 @@ inline int finish_team(int code) {
         NCCL_CHECK(ncclCommDestroy(t.comm));
         t.comm = nullptr;
     }
+    if (t.copy) CUDA_CHECK(cudaDeviceSynchronize());
     Ranks& rk = ranks();
     if (!t.lead()) {
         std::fflush(stderr);
@@ -318,21 +373,75 @@ inline int finish_team(int code) {
         _exit(code);
     }
     rk.finishing = 1;
+    // The others are past their last collective: they end within seconds, or are stopped.
     for (int r = 1; r < t.size; ++r) {
-        int st = 0, cc = 0;
-        pid_t p = rk.pid[r];
-        if (p > 0 && waitpid(p, &st, 0) == p) cc = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
-        else cc = rk.code[r];   // reaped earlier by on_child_exit
+        int cc = reap(rk.pid[r], 60);
+        if (cc < 0) {
+            std::fprintf(stderr, "error: GPU %d's process did not end within 60 s of the job's end; stopped\n", r);
+            cc = course::kExitCudaError;
+        } else if (rk.pid[r] <= 0) {
+            cc = rk.code[r];   // reaped earlier by on_child_exit
+        }
         if (code == 0 && cc != 0) code = cc;
     }
     return code;
 }
 
+// A failure met by this rank alone (the CSV append on rank 0, a receive past a limit, host memory
+// running out): the others may already wait in the next collective, so this rank ends the whole
+// job now, with its one line. A rank other than 0 exits (rank 0's SIGCHLD handler stops the rest
+// and exits with its code); rank 0 kills the others, reaps them (bounded) and returns the code.
+inline int fail_alone(int code, const std::string& message) {
+    Team& t = team();
+    Ranks& rk = ranks();
+    std::fflush(stdout);
+    if (t.size > 1 && !t.lead()) {
+        std::fprintf(stderr, "error: GPU %d: %s\n", t.rank, course::one_line(message).c_str());
+        std::fflush(stderr);
+        rk.said[t.rank] = 1;
+        _exit(code);
+    }
+    std::fprintf(stderr, "error: %s\n", course::one_line(message).c_str());
+    std::fflush(stderr);
+    rk.finishing = 1;
+    for (int r = 1; r < t.size; ++r) if (rk.pid[r] > 0) kill(rk.pid[r], SIGKILL);
+    for (int r = 1; r < t.size; ++r) reap(rk.pid[r], 10);
+    std::fflush(nullptr);
+    _exit(code);   // no teardown: a communicator whose peers were killed may wait for them
+}
+
 // ---- small collectives on the host's values (each waits for its answer) ----------------------
+
+// The copy transport's all-reduce: every rank's `count` values (host or device memory, `where`)
+// to every rank through the board, each rank reducing them in rank order on the host.
+template <class T>
+void copy_all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op, cudaMemcpyKind to_board, cudaMemcpyKind from_board) {
+    Team& t = team();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<BoardPiece> sends, recvs;
+    std::vector<T> got(count * size_t(t.size)), acc(count);
+    for (int q = 0; q < t.size; ++q) {
+        sends.push_back({q, send, nullptr, count * sizeof(T)});
+        recvs.push_back({q, nullptr, got.data() + size_t(q) * count, count * sizeof(T)});
+    }
+    board().all_to_all(t.rank, sends, recvs,
+        [&](void* b, const void* src, size_t bytes) { CUDA_CHECK(cudaMemcpy(b, src, bytes, to_board)); },
+        [](void* dst, const void* b, size_t bytes) { std::memcpy(dst, b, bytes); });
+    for (size_t i = 0; i < count; ++i) {
+        T a = got[i];
+        for (int q = 1; q < t.size; ++q) {
+            T v = got[size_t(q) * count + i];
+            a = op == ncclSum ? T(a + v) : op == ncclMax ? std::max(a, v) : op == ncclMin ? std::min(a, v) : throw std::logic_error("copy transport: reduction not offered");
+        }
+        acc[i] = a;
+    }
+    CUDA_CHECK(cudaMemcpy(recv, acc.data(), count * sizeof(T), from_board));
+}
 
 template <class T>
 void all_reduce_host(T* values, size_t count, ncclRedOp_t op) {
     Team& t = team();
+    if (t.copy) return copy_all_reduce(values, values, count, op, cudaMemcpyHostToHost, cudaMemcpyHostToHost);
     static course::DeviceArray<double> buf;   // room for the largest call so far
     size_t bytes = count * sizeof(T);
     if (buf.size() * sizeof(double) < bytes) buf = course::DeviceArray<double>((bytes + 7) / 8 + 64);
@@ -362,6 +471,18 @@ std::vector<T> gather_to_lead(const T* d, size_t count) {
         all.resize(total);
         if (count) CUDA_CHECK(cudaMemcpy(all.data(), d, count * sizeof(T), cudaMemcpyDeviceToHost));
     }
+    if (t.copy) {   // every rank's slice to rank 0 through the board, straight into `all`
+        std::vector<BoardPiece> sends, recvs;
+        if (!t.lead() && count) sends.push_back({0, d, nullptr, count * sizeof(T)});
+        size_t at = count;
+        for (int r = 1; r < t.size && t.lead(); at += size_t(counts[r]), ++r)
+            recvs.push_back({r, nullptr, all.data() + at, size_t(counts[r]) * sizeof(T)});
+        CUDA_CHECK(cudaDeviceSynchronize());
+        board().all_to_all(t.rank, sends, recvs,
+            [](void* b, const void* src, size_t bytes) { CUDA_CHECK(cudaMemcpy(b, src, bytes, cudaMemcpyDeviceToHost)); },
+            [](void* dst, const void* b, size_t bytes) { std::memcpy(dst, b, bytes); });
+        return all;
+    }
     size_t at = count;
     for (int r = 1; r < t.size; ++r) {
         size_t c = size_t(counts[r]);
@@ -388,6 +509,48 @@ inline course::CheckResult agree(course::CheckResult mine) {
     else if (!team().lead()) std::fprintf(stderr, "GPU %d: %s\n", team().rank, mine.message.c_str());
     return mine;
 }
+
+// ---- the programs' collectives on device memory, through either transport ----------------------
+// NCCL: enqueued on team().stream, as the NCCL calls they stand for. Copy transport: done when they
+// return (every stream synchronised before and after), so a program's later waits on the pair
+// links' events (none exist then) are no-ops.
+
+// Copy transport: device pieces (BoardPiece: peer, src or dst, bytes) to and from every rank at once.
+inline void copy_exchange(const std::vector<BoardPiece>& sends, const std::vector<BoardPiece>& recvs) {
+    CUDA_CHECK(cudaDeviceSynchronize());   // what is sent is written, whichever stream wrote it
+    board().all_to_all(team().rank, sends, recvs,
+        [](void* b, const void* src, size_t bytes) { CUDA_CHECK(cudaMemcpy(b, src, bytes, cudaMemcpyDeviceToHost)); },
+        [](void* dst, const void* b, size_t bytes) { CUDA_CHECK(cudaMemcpy(dst, b, bytes, cudaMemcpyHostToDevice)); });
+    CUDA_CHECK(cudaDeviceSynchronize());   // what arrived is in place before any stream reads it
+}
+
+// Every rank's `bytes` at send land at recv + rank x bytes on every rank (ncclAllGather).
+inline void all_gather(const void* send, void* recv, size_t bytes) {
+    Team& t = team();
+    if (!t.copy) {
+        NCCL_CHECK(ncclAllGather(send, recv, bytes, ncclUint8, t.comm, t.stream));
+        return;
+    }
+    std::vector<BoardPiece> sends, recvs;
+    for (int q = 0; q < t.size; ++q) {
+        sends.push_back({q, send, nullptr, bytes});
+        recvs.push_back({q, nullptr, static_cast<unsigned char*>(recv) + size_t(q) * bytes, bytes});
+    }
+    copy_exchange(sends, recvs);
+}
+
+// The element-wise sum, max or min of every rank's `count` values, on every rank (ncclAllReduce;
+// send == recv allowed).
+template <class T>
+void all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op) {
+    Team& t = team();
+    if (!t.copy) NCCL_CHECK(ncclAllReduce(send, recv, count, nccl_type<T>(), op, t.comm, t.stream));
+    else copy_all_reduce(send, recv, count, op, cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice);
+}
+
+// Several collectives as one NCCL group (nothing under the copy transport, whose calls complete).
+inline void group_start() { if (!team().copy) NCCL_CHECK(ncclGroupStart()); }
+inline void group_end() { if (!team().copy) NCCL_CHECK(ncclGroupEnd()); }
 
 // ---- one case, as each rank holds it ---------------------------------------------------------
 
@@ -439,6 +602,11 @@ public:
 
 // A barrier on the GPUs: a one-word all-reduce; it completes on each GPU when every GPU reached it.
 inline void gpu_barrier() {
+    if (team().copy) {   // the ranks share one GPU: each waits for its work, then for the others
+        CUDA_CHECK(cudaDeviceSynchronize());
+        board().barrier();
+        return;
+    }
     static course::DeviceArray<int32_t> word = [] {
         course::DeviceArray<int32_t> w(1);
         CUDA_CHECK(cudaMemset(w.data(), 0, sizeof(int32_t)));   // initcheck: NCCL reads it
@@ -510,7 +678,7 @@ inline double link_busbw_gbps(size_t* measured_bytes = nullptr) {
     Team& t = team();
     if (gbps < 0) {
         gbps = 0;
-        if (t.size > 1) {
+        if (t.size > 1 && !t.copy) {   // the copy transport has no link to measure
             size_t free_b = 0, total_b = 0;
             CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
             // 512 MiB, or 64 MiB where that does not fit on every GPU (all GPUs must agree).
@@ -559,23 +727,62 @@ inline double copy_gbps_all(double bytes, int reps) {
 
 using MakeJob = std::function<std::unique_ptr<Job>(const course::Options&, const course::Case&)>;
 
+// "gpus=P" (NCCL), or "gpus=1 ranks=P" (the copy transport: P ranks timed on one GPU, no link).
 inline std::string param_text(const course::LessonDef& def, const course::Case& c) {
     std::string p = def.cli.param_name.empty() ? "" : def.cli.param_name + "=" + std::to_string(c.param) + " ";
-    return p + "gpus=" + std::to_string(team().size);
+    const Team& t = team();
+    return p + (t.copy ? "gpus=1 ranks=" : "gpus=") + std::to_string(t.size);
 }
 
+// Rank 0 alone writes the CSV: a row that cannot be written (a full disk) is this rank's failure
+// alone, which ends the job (fail_alone). The path was opened for appending while parsing.
 inline void append_csv(const std::string& path, const course::LessonDef& def, const course::Case& c,
                        const course::Timing& t, double gbps, double copy, bool ok) {
-    struct stat st;
-    bool fresh = stat(path.c_str(), &st) != 0 || st.st_size == 0;
-    FILE* f = std::fopen(path.c_str(), "a");
-    if (!f) throw course::UsageError("cannot write --csv file '" + path + "'");
-    if (fresh) std::fprintf(f, "gpu,lesson,version,dtype,n,dist,param,reps,ms_median,ms_min,gbps,copy_gbps,check\n");
-    std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s\n", course::device().name.c_str(),
+    FILE* f = course::open_csv(path);
+    std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s%s\n", course::device().name.c_str(),
                  def.lesson.c_str(), def.version.c_str(), c.dtype.empty() ? "-" : c.dtype.c_str(),
                  (unsigned long long)c.n, c.dist.c_str(), param_text(def, c).c_str(), t.reps, t.ms_median,
-                 t.ms_min, gbps, copy, ok ? "PASS" : "FAIL");
-    std::fclose(f);
+                 t.ms_min, gbps, copy, ok ? "PASS" : "FAIL", course::csv_provenance().c_str());
+    bool written = !std::ferror(f);
+    if (std::fclose(f) != 0 || !written) throw course::UsageError("cannot write a row to --csv file '" + path + "'");
+}
+
+// An outcome every rank reached together (a case refused or skipped on every rank alike): the job
+// ends in order, rank 0 saying why. Any other exception is one rank's alone (fail_alone).
+struct TeamRefusal : course::UsageError { using UsageError::UsageError; };
+struct TeamSkip : course::SkipCase { using SkipCase::SkipCase; };
+
+// Host memory is the host's, shared by every rank (they all run here), and each rank builds the
+// whole input: a job asks for its rank's need, checked as P x that against what the host had
+// free before the case (every rank compares the same numbers, so they agree). Under the copy
+// transport the GPU is shared too: device memory is checked the same way.
+struct Room { double host = 0, device = 0; };   // free when the case began (the least any rank saw)
+inline Room& room() { static Room r; return r; }
+inline void take_room_snapshot() {
+    double host = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)), dev = 0;
+    if (team().copy) {
+        size_t free_b = 0, total_b = 0;
+        CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+        dev = double(free_b);
+    }
+    double least[2] = {-host, -dev};
+    all_reduce_host(least, 2, ncclMax);
+    room() = Room{-least[0], -least[1]};
+}
+inline void require_host_memory(double per_rank) {
+    const int P = team().size;
+    const double need = per_rank * P, avail = room().host;
+    if (avail > 0 && need > 0.9 * avail)
+        throw course::SkipCase("needs " + course::gib(need) + " of host memory (" + std::to_string(P) + " ranks x " +
+                               course::gib(per_rank) + "), " + course::gib(avail) + " available");
+}
+inline void require_device_memory(double per_rank) {
+    const Team& t = team();
+    if (!t.copy) return course::require_device_memory(per_rank);   // one rank per GPU
+    const double need = (per_rank + 64.0 * (1 << 20)) * t.size;
+    if (need > room().device)
+        throw course::SkipCase("needs " + course::gib(need) + " of GPU memory for " + std::to_string(t.size) +
+                               " ranks on one GPU, " + course::gib(room().device) + " free");
 }
 
 // One case on every rank. Returns 1 pass, 0 fail, -1 skipped. Same flow as course::run_case.
@@ -586,24 +793,31 @@ inline int run_case(const course::LessonDef& def, const MakeJob& make_job, const
     std::unique_ptr<Job> job;
     int refused = 0;                      // 0 built, 1 skipped (SkipCase), 2 usage error
     std::string why;
+    take_room_snapshot();                 // before any rank builds this case's input
     try { job = make_job(o, c); }
     catch (const course::SkipCase& s) { refused = 1; why = s.what(); }
     catch (const course::UsageError& u) { refused = 2; why = u.what(); }
     refused = max_over_ranks(refused);    // a case runs on every GPU or on none
-    std::string what = course::describe(def, c) + " gpus=" + std::to_string(t.size);
+    std::string what = course::describe(def, c) + (t.copy ? " ranks=" : " gpus=") + std::to_string(t.size);
     if (why.empty() && refused) why = "another GPU could not set this case up";
-    if (refused == 2) throw course::UsageError(why);
+    if (refused == 2) throw TeamRefusal(why);
     if (refused == 1) {
-        if (!test_mode && !o.sweep) throw course::SkipCase(why);
+        if (!test_mode && !o.sweep) throw TeamSkip(why);
         if (lead) std::printf("skip  %-40s %s\n", what.c_str(), why.c_str());
         return -1;
     }
     static bool announced = false;
     if (!announced && lead) {
         const course::DeviceInfo& dev = course::device();
-        std::printf("%s/%s on %d x %s (%d SMs, sm_%d%d each), one process per GPU, seed %llu\n", def.lesson.c_str(),
-                    def.version.c_str(), t.size, dev.name.c_str(), dev.sm_count, dev.cc_major, dev.cc_minor,
-                    (unsigned long long)o.seed);
+        if (t.copy)
+            std::printf("%s/%s: %d ranks on one %s (%d SMs, sm_%d%d), one process each, exchanging through host "
+                        "memory (the copy transport: checks every rank's data path; its times are no multi-GPU "
+                        "measurement), seed %llu\n", def.lesson.c_str(), def.version.c_str(), t.size, dev.name.c_str(),
+                        dev.sm_count, dev.cc_major, dev.cc_minor, (unsigned long long)o.seed);
+        else
+            std::printf("%s/%s on %d x %s (%d SMs, sm_%d%d each), one process per GPU, seed %llu\n", def.lesson.c_str(),
+                        def.version.c_str(), t.size, dev.name.c_str(), dev.sm_count, dev.cc_major, dev.cc_minor,
+                        (unsigned long long)o.seed);
         announced = true;
     }
     auto checked_run = [&] {
@@ -669,31 +883,51 @@ inline int run_case(const course::LessonDef& def, const MakeJob& make_job, const
 // than --gpus), fork the ranks, run the cases on all of them. def.make_trial is not used: the
 // program's jobs come from make_job. --input/--output are not offered here.
 inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& make_job) {
-    def.cli.extras.push_back({"gpus", true, "how many GPUs (default: every visible GPU); one process each"});
+    def.cli.extras.push_back({"gpus", true, "how many GPUs (default: every visible GPU); one process each, joined by NCCL"});
+    def.cli.extras.push_back({"ranks", true, "P ranks (processes) on ONE GPU, exchanging through host memory instead of "
+                                             "NCCL: checks P ranks' partition, exchange and merge on one GPU (1 to 64); "
+                                             "its times measure no link"});
     course::Options o = course::parse_options(argc, argv, def.cli);
     int want = 0;
+    bool copy = false;
     try {
         if (!o.input.empty() || !o.output.empty()) course::usage_error("--input/--output are not offered by the multi-GPU programs");
-        if (o.has("gpus")) {
+        auto count_option = [&](const char* name, uint64_t lo) {
             uint64_t g = 0;
-            if (!course::parse_count(o.get("gpus"), g) || g < 1 || g > 64)
-                course::usage_error("--gpus '" + o.get("gpus") + "' must be a count from 1 to 64");
-            want = int(g);
+            if (!course::parse_count(o.get(name), g) || g < lo || g > uint64_t(kMaxRanks))
+                course::usage_error(std::string("--") + name + " '" + o.get(name) + "' must be a count from " +
+                                    std::to_string(lo) + " to " + std::to_string(kMaxRanks));
+            return int(g);
+        };
+        if (o.has("gpus")) want = count_option("gpus", 1);
+        if (o.has("ranks")) {
+            if (want > 1) course::usage_error("--ranks runs every rank on one GPU: it cannot go with --gpus " + std::to_string(want));
+            want = count_option("ranks", 1);
+            copy = true;
         }
         if (def.validate) def.validate(o);
         // --plan: the one-GPU launch plan of the version this one runs per GPU (what it registered),
         // printed by this process alone: nothing forked, nothing run.
         if (o.plan) return course::print_plan(def, o, {o.n, o.dist, o.param, o.dtype});
+        // Rank 0 appends the rows: a path it cannot open for appending is refused now, not after
+        // the first case (an old file must have this program's columns: course::open_csv).
+        if (!o.csv.empty()) {
+            struct stat st;
+            FILE* f = stat(o.csv.c_str(), &st) == 0 && st.st_size > 0 ? course::open_csv(o.csv) : std::fopen(o.csv.c_str(), "a");
+            if (!f) course::usage_error("cannot open --csv file '" + o.csv + "' for appending");
+            std::fclose(f);
+        }
     } catch (const course::UsageError& e) { return course::refuse(e); }
     int have = count_gpus();
     if (have == 0) {
         std::fprintf(stderr, "no CUDA device available: this program needs an NVIDIA GPU; skipped\n");
         return course::kExitNoDevice;
     }
-    if (want > have)
-        course::usage_error("--gpus " + std::to_string(want) + " asks for more GPUs than the " +
-                            std::to_string(have) + " this machine shows");
-    start_team(want ? want : have);
+    if (!copy && want > have)
+        return course::refuse(course::UsageError("--gpus " + std::to_string(want) + " asks for more GPUs than the " +
+                                                 std::to_string(have) + " this machine shows"));
+    start_team(want ? want : have, copy);
+    const bool lead = team().lead();
     int code = course::kExitPass;
     try {
         std::vector<course::Case> cases;
@@ -702,26 +936,34 @@ inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& ma
         else cases.push_back({o.n, o.dist, o.param, o.dtype});
         std::vector<course::Case> runnable;
         size_t beyond = 0;
+        std::string beyond_why;
         for (auto& c : cases) {
             std::string why = def.beyond_limit ? def.beyond_limit(c) : "";
             if (why.empty()) runnable.push_back(c);
-            else if (!o.test && !o.sweep) throw course::UsageError(why);
-            else ++beyond;
+            else if (!o.test && !o.sweep) throw TeamRefusal(why);
+            else { ++beyond; beyond_why = why; }
         }
-        if (beyond && team().lead()) std::printf("note: %zu cases beyond this version's limit are not run\n", beyond);
+        if (beyond && lead) std::printf("note: %zu cases beyond this version's limit are not run\n", beyond);
         int passed = 0, failed = 0, skipped = 0;
         for (auto& c : runnable) {
             int r = run_case(def, make_job, o, c, o.test);
             (r > 0 ? passed : r == 0 ? failed : skipped)++;
         }
-        if (o.test && team().lead()) {
+        // A battery that checked nothing has not passed (every case past the limit, or skipped).
+        if (o.test && passed + failed == 0)
+            throw TeamRefusal("the battery ran no case on " + std::to_string(team().size) + (copy ? " ranks" : " GPUs") +
+                              ": " + std::to_string(beyond) + " beyond this version's limit" +
+                              (beyond_why.empty() ? "" : " (" + beyond_why + ")") + ", " + std::to_string(skipped) + " skipped");
+        if (o.test && lead) {
             std::printf("%s: %d passed, %d failed", def.version.c_str(), passed, failed);
             if (skipped) std::printf(", %d skipped", skipped);
             std::printf("\n");
         }
         code = failed ? course::kExitWrong : course::kExitPass;
-    } catch (const course::SkipCase& e) { code = team().lead() ? course::refuse(e) : course::kExitUsage;
-    } catch (const course::UsageError& e) { code = team().lead() ? course::refuse(e) : course::kExitUsage;
+    } catch (const TeamSkip& e) { code = lead ? course::refuse(e) : course::kExitUsage;
+    } catch (const TeamRefusal& e) { code = lead ? course::refuse(e) : course::kExitUsage;
+    } catch (const course::Refusal& e) { return fail_alone(course::kExitUsage, e.what());
+    } catch (const std::exception& e) { return fail_alone(course::kExitCudaError, e.what());
     }
     std::fflush(stdout);
     return finish_team(code);

@@ -56,12 +56,12 @@ class ScanJob : public mgpu::Job {
 public:
     ScanJob(const course::Options& o, const course::Case& c, scan::Kind kind) : kind_(kind) {
         mgpu::Team& t = mgpu::team();
-        course::require_host_memory(3.0 * sizeof(T) * c.n + 8.0 * c.n);
+        mgpu::require_host_memory(3.0 * sizeof(T) * c.n + 8.0 * c.n);   // x P ranks: every rank builds the input
         input_ = scan::make_input<T>(c.n, c.dist, o.seed);
         n = c.n;
         bytes = 2.0 * sizeof(T) * n;
         mine_ = mgpu::slice_of(n, t.rank, t.size);
-        course::require_device_memory(2.0 * sizeof(T) * mine_.count);
+        mgpu::require_device_memory(2.0 * sizeof(T) * mine_.count);
         d_in_ = course::DeviceArray<T>(mine_.count);
         d_in_.upload(input_.data() + mine_.begin, mine_.count);
         d_out_ = course::DeviceArray<T>(mine_.count);
@@ -77,7 +77,7 @@ public:
         steps.end(0);
         slice_total<T><<<1, 1>>>(d_in_.data(), d_out_.data(), mine_.count, kind_, mine_total);
         CUDA_CHECK_LAST();
-        NCCL_CHECK(ncclAllGather(mine_total, d_totals_.data(), 1, mgpu::nccl_type<T>(), t.comm, t.stream));
+        mgpu::all_gather(mine_total, d_totals_.data(), sizeof(T));
         steps.end(1);
         if (t.rank > 0 && mine_.count) {
             unsigned grid = std::min<unsigned>(course::blocks_for(mine_.count, 256), unsigned(course::device().sm_count) * 8u);

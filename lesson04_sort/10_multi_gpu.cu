@@ -126,7 +126,7 @@ public:
     SortJob(const course::Options& o, const course::Case& c) : Base(o, c) {
         mgpu::Team& t = mgpu::team();
         size_t cap = std::max<size_t>(size_t(kReceiveSlack * double(this->n) / t.size) + 1, 1 << 16);
-        course::require_device_memory(this->kKeyBytes * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
+        mgpu::require_device_memory(this->kKeyBytes * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
         this->upload_shard();
         d_part_keys_ = mgpu::LinkArray<K>(mine_.count);
         if constexpr (kPairs) d_part_vals_ = mgpu::LinkArray<uint32_t>(mine_.count);
@@ -153,8 +153,7 @@ public:
         // 1. splitters: sample, all-gather, sort on the host, pick P-1.
         take_samples<K><<<kSamples / 256, 256>>>(d_keys_.data(), mine_.count, mine_.begin, d_samples_.data());
         CUDA_CHECK_LAST();
-        NCCL_CHECK(ncclAllGather(d_samples_.data(), d_all_samples_.data(), kSamples * sizeof(Sample), ncclUint8,
-                                 t.comm, t.stream));
+        mgpu::all_gather(d_samples_.data(), d_all_samples_.data(), kSamples * sizeof(Sample));
         std::vector<Sample> all(size_t(kSamples) * P);
         CUDA_CHECK(cudaMemcpyAsync(all.data(), d_all_samples_.data(), all.size() * sizeof(Sample),
                                    cudaMemcpyDeviceToHost, t.stream));
@@ -177,11 +176,9 @@ public:
         steps.end(1);
         // 3. exchange: the P x P counts first (every GPU learns what it will receive), then the data.
         const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), RunLayout::packed);
-        if (rt.received > onesweep_limit()) {
-            std::fprintf(stderr, "error: GPU %d received %zu keys, beyond the one-GPU sort's limit of %zu (fewer "
-                                 "keys, or more GPUs)\n", me, rt.received, onesweep_limit());
-            std::exit(course::kExitUsage);
-        }
+        if (rt.received > onesweep_limit())   // this GPU's alone: mgpu::drive ends the whole job
+            throw course::UsageError("received " + std::to_string(rt.received) + " keys, beyond the one-GPU sort's "
+                                     "limit of " + std::to_string(onesweep_limit()) + " (fewer keys, or more GPUs)");
         grow(rt.received);
         out_count_ = rt.received;
         this->link_bytes[2] = double(rt.sent_away) * this->kKeyBytes;

@@ -138,8 +138,8 @@ public:
         // What any GPU can receive (splitters.cuh proves the bound); grow() still checks each run.
         const size_t cap = std::max<size_t>(psrs_receive_bound(this->n, P), 1 << 16);
         // in, sorted, 08's tmp (the shard each); receive, out and the merge rounds' buffers (cap each)
-        if (P == 1) course::require_device_memory(this->kKeyBytes * 3.0 * mine_.count);   // in, out, 08's tmp
-        else course::require_device_memory(this->kKeyBytes * (3.0 * mine_.count + (2.0 + merge_buffers(P)) * cap));
+        if (P == 1) mgpu::require_device_memory(this->kKeyBytes * 3.0 * mine_.count);   // in, out, 08's tmp
+        else mgpu::require_device_memory(this->kKeyBytes * (3.0 * mine_.count + (2.0 + merge_buffers(P)) * cap));
         this->upload_shard();
         if (P == 1) {
             this->grow_output(mine_.count);
@@ -182,8 +182,7 @@ public:
         //    every GPU) and cuts its sorted shard into P runs. Nothing waits on the host.
         take_regular_samples<K><<<kSamples / 256, 256>>>(sorted, count, mine_.begin, d_samples_.data());
         CUDA_CHECK_LAST();
-        NCCL_CHECK(ncclAllGather(d_samples_.data(), d_all_samples_.data(), kSamples * sizeof(Sample), ncclUint8,
-                                 t.comm, t.stream));
+        mgpu::all_gather(d_samples_.data(), d_all_samples_.data(), kSamples * sizeof(Sample));
         pick_splitters<<<dim3(kSamples / 256, P), 256>>>(d_all_samples_.data(), P, real_samples_, d_splitters_.data());
         CUDA_CHECK_LAST();
         cut_runs<K><<<1, kMaxGpus>>>(sorted, count, mine_.begin, d_splitters_.data(), P, d_sizes_.data());

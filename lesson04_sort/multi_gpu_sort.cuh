@@ -53,7 +53,7 @@ protected:
     // nothing on the device yet: the version checks its device memory first, then upload_shard().
     ShardJob(const course::Options& o, const course::Case& c) {
         mgpu::Team& t = mgpu::team();
-        course::require_host_memory((kPairs ? 12.0 : 2.0 * sizeof(K)) * c.n);
+        mgpu::require_host_memory((kPairs ? 12.0 : 2.0 * sizeof(K)) * c.n);   // x P ranks: every rank builds the input
         input_ = sorting::make_input<K>(c.n, c.dist, o.seed);
         n = c.n;
         bytes = kPairs ? 16.0 * n : 2.0 * sizeof(K) * n;
@@ -96,10 +96,15 @@ inline Routes route_runs(const uint64_t* d_sizes, uint64_t* d_matrix, RunLayout 
     r.P = t.size;
     r.me = t.rank;
     r.m.resize(size_t(r.P) * r.P);
-    NCCL_CHECK(ncclAllGather(d_sizes, d_matrix, r.P, ncclUint64, t.comm, t.stream));
+    mgpu::all_gather(d_sizes, d_matrix, size_t(r.P) * sizeof(uint64_t));
     CUDA_CHECK(cudaMemcpyAsync(r.m.data(), d_matrix, r.m.size() * 8, cudaMemcpyDeviceToHost, t.stream));
     CUDA_CHECK(cudaStreamSynchronize(t.stream));
     plan_routes(r, layout);
+#ifdef MSORT_PLANT_SHIFTED_OFFSETS
+    // wrong/shifted_offset_multi_gpu.cu only: every received run after the first lands one key early.
+    for (int p = 1; p < r.P; ++p)
+        if (r.recv_at[p] > 0) r.recv_wire[p].at = --r.recv_at[p];
+#endif
     return r;
 }
 
@@ -116,6 +121,21 @@ template <class K, bool kPairs>
 void send_runs(const Routes& r, const K* keys, const uint32_t* vals, K* recv_keys, uint32_t* recv_vals) {
     if (r.P < 2) return;
     mgpu::Team& t = mgpu::team();
+    if (t.copy) {   // P ranks on one GPU (--ranks): the same runs, to the same places, through the copy board
+        std::vector<mgpu::BoardPiece> sends, recvs;
+        for (int p = 0; p < r.P; ++p) {
+            if (p == r.me) continue;
+            const Span out = r.send_wire[p], in = r.recv_wire[p];
+            sends.push_back({p, keys + out.at, nullptr, out.count * sizeof(K)});
+            recvs.push_back({p, nullptr, recv_keys + in.at, in.count * sizeof(K)});
+            if constexpr (kPairs) {
+                sends.push_back({p, vals + out.at, nullptr, out.count * 4});
+                recvs.push_back({p, nullptr, recv_vals + in.at, in.count * 4});
+            }
+        }
+        mgpu::copy_exchange(sends, recvs);
+        return;
+    }
     mgpu::PairLinks& pl = mgpu::pair_links();
     CUDA_CHECK(cudaEventRecord(pl.ready, t.stream));   // the runs are ready
     for (size_t d = 0; d < pl.partner.size(); ++d) {

@@ -30,13 +30,13 @@ public:
         if (bins_ > hist::bins_in_smem())
             throw course::SkipCase("bins=" + std::to_string(bins_) + " needs more shared memory than this GPU has (" +
                                    std::to_string(hist::bins_in_smem()) + " bins at most)");
-        course::require_host_memory(2.0 * sizeof(T) * c.n);
+        mgpu::require_host_memory(2.0 * sizeof(T) * c.n);   // x P ranks: every rank builds the input
         if constexpr (sizeof(T) == 1) input_ = hist::make_bytes(c.n, c.dist, o.seed);
         else input_ = hist::make_keys(c.n, c.dist, range_, o.seed);
         n = c.n;
         bytes = double(sizeof(T)) * n + 4.0 * bins_;   // as the one-GPU versions count it
         mine_ = mgpu::slice_of(n, t.rank, t.size);
-        course::require_device_memory(double(sizeof(T)) * mine_.count + 4.0 * bins_);
+        mgpu::require_device_memory(double(sizeof(T)) * mine_.count + 4.0 * bins_);
         d_in_ = course::DeviceArray<T>(mine_.count);
         d_in_.upload(input_.data() + mine_.begin, mine_.count);
         d_hist_ = course::DeviceArray<uint32_t>(bins_);
@@ -44,7 +44,6 @@ public:
         link_bytes = {0.0, 2.0 * (t.size - 1) / t.size * 4.0 * bins_};   // a ring's bytes out of each GPU
     }
     void run() override {
-        mgpu::Team& t = mgpu::team();
         steps.begin();
         if constexpr (sizeof(T) == 1)
             hist::launch_count<false>(d_in_.data(), mine_.count, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget),
@@ -53,7 +52,7 @@ public:
             hist::launch_count<false>(d_in_.data(), mine_.count, hist::EvenBins::make(range_.lo, range_.hi, bins_),
                                       hist::copies_log2(bins_, hist::kCopiesBudget), d_hist_.data());
         steps.end(0);
-        NCCL_CHECK(ncclAllReduce(d_hist_.data(), d_hist_.data(), bins_, ncclUint32, ncclSum, t.comm, t.stream));
+        mgpu::all_reduce(d_hist_.data(), d_hist_.data(), bins_, ncclSum);
         steps.end(1);
     }
     void poison() override { d_hist_.poison(); }

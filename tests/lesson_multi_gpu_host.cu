@@ -21,9 +21,21 @@
 //   GPUs neighbours meet first, then aligned groups of 4, then 8. Planted: an off-by-one, a repeated
 //   XOR partner, and a valid pairing that does not fill groups first (the circle method) must fail.
 //
+//   The copy transport (common/copy_board.h: what `--ranks P` exchanges through on one GPU), run
+//   by P = 2, 3, 4, 8 forked processes as the programs run it: random run sizes (some empty),
+//   routed by plan_routes (packed as 10, aligned as 11), every run sent through the board to its
+//   planned place; every rank must find every run's keys where its merge reads them, and the
+//   all-gather of one value per rank must arrive in rank order. Planted: a receive offset shifted
+//   by one key (the wrong/shifted_offset_multi_gpu.cu bug) must be caught, and a receive one key
+//   longer than what was sent must be refused by the board itself.
+//
 //   make build/tests/lesson_multi_gpu_host && build/tests/lesson_multi_gpu_host
 #include <cstdio>
+#include <cstring>
+#include <random>
+#include <sys/wait.h>
 
+#include "../common/copy_board.h"
 #include "../common/slices.h"
 #include "../lesson04_sort/lesson.cuh"
 #include "../lesson04_sort/splitters.cuh"
@@ -470,7 +482,106 @@ static void test_routes() {
            std::to_string(planted_caught) + " of " + std::to_string(planted));
 }
 
+// ---- the copy transport -------------------------------------------------------------------------
+
+enum class BoardBug { none, shifted_offset, longer_receive };
+
+// One rank's part: send its runs through the board as send_runs does under --ranks, then check
+// every run it must hold. 0: right, 1: a run is wrong, 2: the board refused the exchange.
+static int board_rank(mgpu::Board& b, const std::vector<uint64_t>& m, int P, int me, msort::RunLayout layout, BoardBug bug) {
+    msort::Routes r;
+    r.P = P;
+    r.me = me;
+    r.m = m;
+    msort::plan_routes(r, layout);
+    if (bug == BoardBug::shifted_offset)
+        for (int p = 0; p < P; ++p)
+            if (p != me) r.recv_wire[p].at = r.recv_wire[p].at ? r.recv_wire[p].at - 1 : 1;   // one key early (or late)
+    if (bug == BoardBug::longer_receive && me == 0 && P > 1) ++r.recv_wire[1].count;
+    auto code = [](uint64_t src, uint64_t dst, uint64_t j) { return uint32_t(src << 28 | dst << 24 | j); };
+    size_t total = 0;
+    for (int q = 0; q < P; ++q) total += r.to(q);
+    std::vector<uint32_t> keys(total + msort::kAlign, 0), recv(std::max(r.recv_space, r.received) + 8, 0xFFFFFFFFu);
+    for (int q = 0; q < P; ++q)
+        for (uint64_t j = 0; j < r.to(q); ++j) keys[r.send_at[q] + j] = code(me, q, j);
+    auto copy = [](void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); };
+    // the all-gather of one word a rank, in rank order (route_runs, the samples, scan's totals),
+    // first: a rank that finds a wrong run below leaves without another collective
+    std::vector<uint32_t> word(1, 1000u + me), all(P, 0);
+    std::vector<mgpu::BoardPiece> gs, gr;
+    for (int q = 0; q < P; ++q) {
+        gs.push_back({q, word.data(), nullptr, 4});
+        gr.push_back({q, nullptr, all.data() + q, 4});
+    }
+    b.all_to_all(me, gs, gr, copy, copy);
+    bool gathered = true;
+    for (int q = 0; q < P; ++q) gathered = gathered && all[q] == 1000u + q;
+    std::vector<mgpu::BoardPiece> sends, recvs;
+    for (int p = 0; p < P; ++p) {
+        if (p == me) continue;
+        sends.push_back({p, keys.data() + r.send_wire[p].at, nullptr, r.send_wire[p].count * 4});
+        recvs.push_back({p, nullptr, recv.data() + r.recv_wire[p].at, r.recv_wire[p].count * 4});
+    }
+    try {
+        b.all_to_all(me, sends, recvs, copy, copy);
+    } catch (const std::exception&) { return 2; }
+    const bool aligned = layout == msort::RunLayout::aligned;
+    if (!aligned && r.from(me)) std::memcpy(recv.data() + r.recv_at[me], keys.data() + r.send_at[me], r.from(me) * 4);
+    for (int p = 0; p < P; ++p) {
+        const uint32_t* run = p == me && aligned ? keys.data() + r.send_at[me] : recv.data() + r.recv_at[p];
+        for (uint64_t j = 0; j < r.from(p); ++j)
+            if (run[j] != code(p, me, j)) return 1;
+    }
+    return gathered ? 0 : 1;
+}
+
+// The whole exchange on P processes; the worst rank's result (0 right, 1 wrong run, 2 refused).
+static int board_job(int P, msort::RunLayout layout, BoardBug bug, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<uint64_t> m(size_t(P) * P);
+    for (auto& c : m) c = seed && rng() % 4 == 0 ? 0 : 1 + rng() % 3000;   // seed 0: no run empty; else some
+    std::fflush(stdout);
+    mgpu::Board b;
+    b.create(P);
+    std::vector<pid_t> kids;
+    for (int r = 1; r < P; ++r) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(60);   // a rank left waiting at a barrier ends the test instead of hanging it
+            _exit(board_rank(b, m, P, r, layout, bug));
+        }
+        kids.push_back(pid);
+    }
+    int worst = board_rank(b, m, P, 0, layout, bug);
+    for (pid_t k : kids) {
+        int st = 0;
+        waitpid(k, &st, 0);
+        worst = std::max(worst, WIFEXITED(st) ? WEXITSTATUS(st) : 3);
+    }
+    return worst;
+}
+
+static void test_copy_board() {
+    for (int P : {2, 3, 4, 8})
+        for (auto layout : {msort::RunLayout::packed, msort::RunLayout::aligned}) {
+            const std::string name = "copy board, " + std::to_string(P) + " ranks, " +
+                                     (layout == msort::RunLayout::packed ? "packed (10)" : "aligned (11)");
+            int ok = 0, shifted = 0, longer = 0;
+            for (unsigned seed = 0; seed <= 3; ++seed) {
+                ok = std::max(ok, board_job(P, layout, BoardBug::none, seed));
+                shifted = std::max(shifted, board_job(P, layout, BoardBug::shifted_offset, seed));
+                longer = std::max(longer, board_job(P, layout, BoardBug::longer_receive, seed));
+            }
+            report(name + ": every run lands where it is read", ok == 0, "result " + std::to_string(ok));
+            report(name + ": planted shifted receive offset is caught", shifted == 1, "result " + std::to_string(shifted));
+            report(name + ": planted longer receive is refused by the board", longer == 2, "result " + std::to_string(longer));
+        }
+}
+
 int main() {
+    alarm(300);   // the copy board's jobs: a hang fails the test program
+    test_copy_board();
+    alarm(0);
     test_slices();
     test_pairing();
     test_decomposition();
