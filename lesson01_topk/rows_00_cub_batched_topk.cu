@@ -1,4 +1,4 @@
-// 00_cub_batched_topk_rows — the library's own row-wise top-k as the bar: cub::DeviceBatchedTopK
+// rows_00_cub_batched_topk — the library's own row-wise top-k as the bar: cub::DeviceBatchedTopK
 // (CCCL 3.5), every row a segment, then CUB's segmented sort of each row's k results.
 //
 // DeviceBatchedTopK::MaxPairs finds the k largest keys of every segment with their values. Keys
@@ -15,8 +15,8 @@
 // Measured: not measured yet (no row in results/).
 //
 // Needs CCCL 3.5 headers: python3 -m pip install nvidia-cuda-cccl (SITE: its site-packages folder).
-// Build alone:  nvcc -O3 -arch=native -I$SITE/nvidia/cu13/include/cccl -o cub_btopk 00_cub_batched_topk_rows.cu
-// Run:  build/lesson01_topk/00_cub_batched_topk_rows --rows 16384 --n 128 --k 8     ... --test
+// Build alone:  nvcc -O3 -arch=native -I$SITE/nvidia/cu13/include/cccl -o cub_btopk rows_00_cub_batched_topk.cu
+// Run:  build/lesson01_topk/rows_00_cub_batched_topk --rows 16384 --n 128 --k 8     ... --test
 #include <cub/device/device_batched_topk.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 #include <cuda/iterator>
@@ -114,6 +114,6 @@ int main(int argc, char** argv) {
     lim.max_cols = uint64_t(cubrows::kMaxCols);
     lim.why = "CCCL 3.5's DeviceBatchedTopK: one block a row";
     return topk::rows::run_rows(int(args.size()), args.data(),
-                                cubrows::raw() ? "00_cub_batched_topk_rows_raw" : "00_cub_batched_topk_rows",
+                                cubrows::raw() ? "rows_00_cub_batched_topk_raw" : "rows_00_cub_batched_topk",
                                 batched_topk<float>, batched_topk<__half>, batched_topk<__nv_bfloat16>, lim);
 }

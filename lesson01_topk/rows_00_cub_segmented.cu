@@ -1,16 +1,15 @@
-// 00_cub_segmented_rows — the library bar for row-wise top-k: sort every row, keep its first k.
+// rows_00_cub_segmented — the library bar for row-wise top-k: sort every row, keep its first k.
 //
 // Each value becomes its order-preserving key (lesson.cuh: NaN above +inf, -0.0 equal to +0.0,
 // inverted for --smallest), paired with its column; cub::DeviceSegmentedSort::SortPairsDescending
 // sorts every row (one segment per row) and the first k pairs of each row are written out. The
-// row-wise twin of 00_cub_sort: the simplest correct answer, measured against 06_rowwise.
+// row-wise twin of the 1-D sort bar: the simplest correct answer, measured against rows_05_serving.
 //
 // Cost model: CUB's segmented sort picks a warp, a block or a full radix sort per segment by its
 // length; for long rows that is a radix sort reading and writing 8 bytes per element per 8-bit
-// pass, about 16x the bytes the problem must move, whatever k is. Measured (H100): 64 x 128256
-// k 50 in 0.9249 ms, 4 x 2^24 k 1024 in 99.078 ms; every shape: README_rows.md. float16/bfloat16:
-// 16-bit keys (half the sort's passes). The library's own row-wise top-k: 00_cub_batched_topk_rows.
-// Build alone:  nvcc -O3 -arch=native -o cub_rows 00_cub_segmented_rows.cu
+// pass, about 16x the bytes the problem must move, whatever k is (every shape's time: README_rows.md).
+// float16/bfloat16: 16-bit keys (half the sort's passes). The library's own row-wise top-k: rows_00_cub_batched_topk.
+// Build alone:  nvcc -O3 -arch=native -o cub_rows rows_00_cub_segmented.cu
 // Run:          ./cub_rows --rows 64 --n 128256 --k 50      ./cub_rows --test      ./cub_rows --sweep
 #include <cub/device/device_segmented_sort.cuh>
 
@@ -106,7 +105,7 @@ void cub_ragged(const T* d_in, const int64_t* d_offsets, size_t rows, size_t tot
 }
 
 int main(int argc, char** argv) {
-    return topk::rows::run_rows(argc, argv, "00_cub_segmented_rows", cub_rows<float>, cub_rows<__half>,
+    return topk::rows::run_rows(argc, argv, "rows_00_cub_segmented", cub_rows<float>, cub_rows<__half>,
                                 cub_rows<__nv_bfloat16>, {},
                                 {cub_ragged<float>, cub_ragged<__half>, cub_ragged<__nv_bfloat16>});
 }

@@ -406,7 +406,11 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         __syncthreads();
         const uint32_t base = s_base;
         uint32_t hi = 0, lo_inv = 0;         // a long row's: the list's key range, for its select
-        for (uint32_t i = t; i < n && base + i < lcap; i += kBlock) {
+        // A short row's n counts the keys its buffer had no room for too (the row's total then says it falls
+        // back): only the cap held are handed in. In a list build (lcap past cap) a short row beside long ones
+        // read past the buffer without this; elsewhere lcap = cap bounds it, and the build is as it was.
+        const uint32_t held = kList ? min(n, cap) : n;
+        for (uint32_t i = t; i < held && base + i < lcap; i += kBlock) {
             list[base + i] = s_cand[i];
             hi = max(hi, uint32_t(s_cand[i] >> 32));
             lo_inv = max(lo_inv, ~uint32_t(s_cand[i] >> 32));

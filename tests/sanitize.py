@@ -46,7 +46,10 @@ EXTRA = {
                                       ["--rows", "2", "--n", "2097157", "--k", "2048", "--dist", "sorted"],
                                       ["--rows", "2", "--n", "2097157", "--k", "50", "--dist", "equal"],
                                       ["--dist", "ragged", "--rows", "4", "--n", "2097157", "--k", "1024"],
-                                      ["--rows", "2", "--n", "40001", "--k", "3000"]],
+                                      ["--rows", "2", "--n", "40001", "--k", "3000"],
+                                      # a row past 2^20 beside constant rows of 2^20 (1.0, -inf, NaN): the
+                                      # short rows' chunks keep more than the shared buffer holds
+                                      ["--dist", "ragged_equal", "--rows", "4", "--n", "2097152", "--k", "50"]],
 }
 
 
