@@ -390,7 +390,7 @@ inline int finish_team(int code) {
 // A failure met by this rank alone (the CSV append on rank 0, a receive past a limit, host memory
 // running out): the others may already wait in the next collective, so this rank ends the whole
 // job now, with its one line. A rank other than 0 exits (rank 0's SIGCHLD handler stops the rest
-// and exits with its code); rank 0 kills the others, reaps them (bounded) and returns the code.
+// and exits with its code); rank 0 kills the others, reaps them (bounded) and exits with the code.
 inline int fail_alone(int code, const std::string& message) {
     Team& t = team();
     Ranks& rk = ranks();
@@ -412,8 +412,8 @@ inline int fail_alone(int code, const std::string& message) {
 
 // ---- small collectives on the host's values (each waits for its answer) ----------------------
 
-// The copy transport's all-reduce: every rank's `count` values (host or device memory, `where`)
-// to every rank through the board, each rank reducing them in rank order on the host.
+// The copy transport's all-reduce: every rank's `count` values (host or device memory, as the two
+// copy kinds say) to every rank through the board, each rank reducing them in rank order.
 template <class T>
 void copy_all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op, cudaMemcpyKind to_board, cudaMemcpyKind from_board) {
     Team& t = team();
@@ -880,8 +880,9 @@ inline int run_case(const course::LessonDef& def, const MakeJob& make_job, const
 }
 
 // The whole program: parse (exit 2 before any GPU is touched), count the GPUs (77: none; 2: fewer
-// than --gpus), fork the ranks, run the cases on all of them. def.make_trial is not used: the
-// program's jobs come from make_job. --input/--output are not offered here.
+// than --gpus), fork the ranks (--ranks P: all on one GPU, the copy transport), run the cases on
+// all of them. def.make_trial is not used: the program's jobs come from make_job. --input/--output
+// are not offered here.
 inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& make_job) {
     def.cli.extras.push_back({"gpus", true, "how many GPUs (default: every visible GPU); one process each, joined by NCCL"});
     def.cli.extras.push_back({"ranks", true, "P ranks (processes) on ONE GPU, exchanging through host memory instead of "

@@ -191,6 +191,9 @@ def cli_tests(build):
             report("FAIL", f"usage {name} --help", f"exit {rc}")
         check_usage_error(name, exe, ["--n", "-3"], "negative size")
         check_usage_error(name, exe, ["--no-such-option"], "unknown option")
+        if src.endswith("multi_gpu.cu"):   # refused while parsing, before any rank is forked
+            check_usage_error(name, exe, ["--csv", "/nonexistent-dir/x.csv"], "--csv that cannot be opened")
+            check_usage_error(name, exe, ["--ranks", "3", "--gpus", "2"], "--ranks with --gpus 2")
     # The whole list on one program per lesson (the parser is shared, the lessons' extras differ).
     for lesson in LESSONS:
         firsts = [p for p in programs(build, "version") if p[0].startswith(lesson) and os.path.exists(p[1])]
@@ -436,12 +439,15 @@ def gpu_jobs(build, quick, grade, has_sanitizer):
     if not grade:
         for src, exe in programs(build, "version"):
             jobs.append(("version", src, [exe, "--test"] + q, 0, exe))
+            if src.endswith("multi_gpu.cu"):   # P ranks' partition, exchange, merge on one GPU (copy transport)
+                for ranks in (2, 3, 4, 8):
+                    jobs.append(("version", src, [exe, "--test", "--quick", "--ranks", str(ranks)], 0, exe))
         for src, exe in programs(build, "wrong"):
             tool, args = caught_by(src)
             if tool is None:
                 jobs.append(("bad-tag", src, None, None, exe))
             elif tool == "checker":
-                jobs.append(("wrong", src, [exe, "--test", "--quick"], 1, exe))
+                jobs.append(("wrong", src, [exe, "--test", "--quick"] + args, 1, exe))   # args: e.g. --ranks 3
             elif tool in ("racecheck", "memcheck", "synccheck", "initcheck"):
                 if not has_sanitizer:
                     jobs.append(("skip", src, None, "compute-sanitizer not found", exe))
