@@ -177,6 +177,9 @@ def cli_tests(build):
         report("FAIL", "cli", "no programs built")
         return
     for src, exe in everything:
+        if HOST_ONLY and not os.path.exists(exe):
+            missing(f"build {src}", exe)
+            continue
         if optional_missing(src, exe):
             report("SKIP", f"build {src}", optional_missing(src, exe))
             continue
@@ -439,7 +442,7 @@ def gpu_jobs(build, quick, grade, has_sanitizer):
     if not grade:
         for src, exe in programs(build, "version"):
             jobs.append(("version", src, [exe, "--test"] + q, 0, exe))
-            if src.endswith("multi_gpu.cu"):   # P ranks' partition, exchange, merge on one GPU (copy transport)
+            if src.endswith("multi_gpu.cu") and not PROFILE:   # P ranks' partition, exchange, merge on one GPU (copy transport)
                 for ranks in (2, 3, 4, 8):
                     jobs.append(("version", src, [exe, "--test", "--quick", "--ranks", str(ranks)], 0, exe))
         for src, exe in programs(build, "wrong"):
