@@ -143,7 +143,7 @@ for step in $STEPS; do
     [ "$have" -ge 2 ] && run beyond_10_gpus2 $B/10_multi_gpu --n 2^30 --gpus 2 --reps 3 --csv "$CSV"
     ;;
   others)
-    progs="build/lesson01_topk/07_multi_gpu build/lesson01_topk/07_rows_multi_gpu build/lesson02_scan/07_multi_gpu build/lesson05_histogram/07_multi_gpu"
+    progs="build/lesson01_topk/07_multi_gpu build/lesson01_topk/rows_06_multi_gpu build/lesson02_scan/07_multi_gpu build/lesson05_histogram/07_multi_gpu"
     make -j"$(nproc)" ARCH="$ARCH" $progs > "$LOGS/build_others.log" 2>&1
     say "build others rc=$? | $(grep -m1 -iE "error|NCCL not found" "$LOGS/build_others.log" | cut -c1-160)"
     for t in $TESTS; do
