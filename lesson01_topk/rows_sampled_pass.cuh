@@ -146,8 +146,8 @@ __device__ __forceinline__ void staged_pass(const T* __restrict__ row, uint32_t 
     // The warp's 32 lanes take the same steps (while its first lane has vectors left), and each step ends in
     // __syncwarp(): lanes that kept keys (a divergent loop with atomics) rejoin the others before the next loads.
     // Without it the compiler may leave a warp split for the rest of the pass: builds with more code after it
-    // (collect_together, or only timing stamps) issued 3.5x the load requests and read 29 % more DRAM bytes
-    // (ncu; TUNING.md).
+    // (collect_together, or only timing stamps) issued several times the load requests and read more DRAM
+    // bytes (ncu; TUNING.md).
     for (uint32_t w0 = t & ~31u; w0 < vecs; w0 += U * kBlock) {
         const uint32_t q0 = w0 + t % 32;
         request(nxt, q0 + U * kBlock);
