@@ -4,8 +4,9 @@
 // What changed since rows_04 (the sampled threshold, float32): every shape a server meets gets a path.
 //   sampled pass (rows_sampled_pass.cuh): k <= 2048 and rows of 257 to 2^20 keys (to 2^25 where few rows
 //     give each several blocks: rows_long_rows.cuh); each row read once, a build per grid and k range.
-//   W / B / M (rows_digit_select.cuh): rows of at most 256 (a warp a row), k > 2048 or rows past 2^25
-//     (many blocks a row, digit passes), and the row the sample missed (one block's digit passes).
+//   W / B / M (rows_digit_select.cuh): rows of at most 256 (a warp a row); k > 2048, rows past 2^25, or
+//     long rows too many to get several blocks each (a block or many blocks a row, digit passes); and the
+//     row the sample missed (its block's digit passes; a long row: M's steps by all its blocks).
 //   float16/bfloat16: 16-byte loads of 8 values, 16-bit keys whole after two digits, counted by whole
 //     key where that saves a step. Ragged batches (--lengths, --dist ragged|serving): the sampled pass,
 //     chunks cut from the longest row.
