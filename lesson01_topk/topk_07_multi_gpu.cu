@@ -88,7 +88,7 @@ public:
         mgpu::Team& t = mgpu::team();
         std::string dist = c.dist;
         smallest_ = topk::split_smallest(dist) || o.has("smallest");
-        course::require_host_memory(10.0 * c.n);
+        mgpu::require_host_memory(10.0 * c.n);   // x P ranks: every rank builds the input
         input_ = topk::make_input<T>(c.n, dist, o.seed);
         n = c.n;
         if (n == 0) throw course::UsageError("top-k needs at least one element (n=0)");
@@ -97,7 +97,10 @@ public:
         mine_ = mgpu::slice_of(n, t.rank, t.size);
         per_ = std::min<size_t>(k_, mgpu::slice_of(n, 0, t.size).count);   // GPU 0's slice is the longest
         slots_ = per_ * t.size;
-        course::require_device_memory(double(sizeof(T)) * mine_.count + (sizeof(T) + 4.0) * (per_ + k_) +
+        if (k_ > topk::kSmallSortMax && slots_ > size_t(INT32_MAX))   // CUB's radix sort below takes an int count
+            throw course::UsageError("k=" + std::to_string(k_) + " on " + std::to_string(t.size) + " ranks: " +
+                                     std::to_string(slots_) + " candidates, beyond the 2^31 - 1 of the merge's sort");
+        mgpu::require_device_memory(double(sizeof(T)) * mine_.count + (sizeof(T) + 4.0) * (per_ + k_) +
                                       (sizeof(T) + 20.0) * slots_ + 24.0 * mine_.count);
         d_in_ = course::DeviceArray<T>(mine_.count);
         d_in_.upload(input_.data() + mine_.begin, mine_.count);
@@ -134,10 +137,10 @@ public:
             CUDA_CHECK_LAST();
         }
         steps.end(0);
-        NCCL_CHECK(ncclGroupStart());
-        NCCL_CHECK(ncclAllGather(d_my_vals_.data(), d_all_vals_.data(), per_ * sizeof(T), ncclUint8, t.comm, t.stream));
-        NCCL_CHECK(ncclAllGather(d_my_idx_.data(), d_all_idx_.data(), per_, ncclUint32, t.comm, t.stream));
-        NCCL_CHECK(ncclGroupEnd());
+        mgpu::group_start();
+        mgpu::all_gather(d_my_vals_.data(), d_all_vals_.data(), per_ * sizeof(T));
+        mgpu::all_gather(d_my_idx_.data(), d_all_idx_.data(), per_ * sizeof(uint32_t));
+        mgpu::group_end();
         steps.end(1);
         if (k_ <= topk::kSmallSortMax) {
             merge_lists<T><<<course::blocks_for(slots_, 256), 256, 0, t.stream>>>(
