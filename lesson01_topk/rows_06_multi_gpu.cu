@@ -30,13 +30,13 @@ public:
         if (k_ < 1 || k_ > cols_)
             throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and cols=" + std::to_string(cols_));
         if (cols_ >= (uint64_t(1) << 32)) throw course::UsageError("cols must be < 2^32 (uint32 column indices)");
-        course::require_host_memory(14.0 * rows_ * cols_);
+        mgpu::require_host_memory(14.0 * rows_ * cols_);   // x P ranks: every rank builds the input
         input_ = topk::rows::make_matrix<T>(rows_, cols_, s.input, o.seed);
         n = rows_ * cols_;
         const double e = double(sizeof(T));
         bytes = e * n + (e + 4.0) * rows_ * k_;   // as rows_05 counts it
         mine_ = mgpu::slice_of(rows_, t.rank, t.size);
-        course::require_device_memory(e * mine_.count * cols_ + 8.0 * mine_.count * k_ + 16.0 * mine_.count * cols_ +
+        mgpu::require_device_memory(e * mine_.count * cols_ + 8.0 * mine_.count * k_ + 16.0 * mine_.count * cols_ +
                                       64.0 * mine_.count);
         d_in_ = course::DeviceArray<T>(mine_.count * cols_);
         d_in_.upload(input_.data() + mine_.begin * cols_, mine_.count * cols_);
