@@ -13,7 +13,9 @@ LESSONS    ?= lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort le
 # Builds run in parallel without being asked: one nvcc per core unless you give -j yourself.
 JOBS       ?= $(shell nproc 2>/dev/null || echo 4)
 ifeq (,$(findstring -j,$(MAKEFLAGS)))
-  MAKEFLAGS += -j$(JOBS)
+  ifeq ($(MAKELEVEL),0)   # a recursive make (bench, grade) shares its parent's jobs
+    MAKEFLAGS += -j$(JOBS)
+  endif
 endif
 # Each program's compiler messages stay together when several compile at once.
 MAKEFLAGS += --output-sync=target
