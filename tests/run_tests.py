@@ -21,6 +21,12 @@ and if nvidia-smi does list a GPU while the programs cannot use it, that is one 
   * every unfinished exercise fails its checker (exit 1); `--grade` expects them to pass instead
   * .npy in/out end to end, and the memory refusal for a size larger than the GPU
 
+--host-only (make check): the host part alone, over the programs that were built; one not built is
+counted in one SKIP line, not failed (make test builds every program and fails a missing one).
+--grade (make grade): every exercise's battery on a GPU, expected to pass; with --only, a leaderboard
+of the exercise, the course's version of the same step and the library bar (tests/grade_board.txt),
+run one after the other. No GPU: one line on stderr, exit 77; it never passes having graded nothing.
+
 Ends with one line 'N passed, N failed, N skipped'; exits 1 if anything failed.
 """
 import argparse
