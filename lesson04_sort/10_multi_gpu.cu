@@ -1,5 +1,5 @@
 // 10_multi_gpu — a sort across GPUs: splitters, partition each shard, exchange, sort once. GPU g
-// ends with the g-th slice of the sorted array. Notes: README_multi_gpu.md. 2^29 uint32 on 4 GPUs: 1.67x 08 (H100), 1.69x (H200).
+// ends with the g-th slice of the sorted array. Notes: README_multi_gpu.md (its speed-up over 08 on 4 GPUs).
 // Build: make build/lesson04_sort/10_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
 //   nvcc -O3 -arch=native -std=c++17 -o sort10 10_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   ./sort10 --n 2^29 --gpus 2      ./sort10 --type pairs --n 2^29      ./sort10 --test --gpus 1

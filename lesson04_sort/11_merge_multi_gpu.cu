@@ -12,8 +12,7 @@
 // exchange (run sizes all-gathered: the job's one wait on the host; then every pair of GPUs at once,
 // each on its own communicator, multi_gpu_sort.cuh) | merge (the neighbour's run first, as soon as it
 // is in). Limit: a GPU sorts ceil(n/P) keys, which must stay below 08's 2^30 (look-back counts); the
-// merge has none, so n < P x 2^30 (10: ~0.8 x P x 2^30). Measured, 2^29, 08 in the same run, 4 x H200:
-// 4.78 ms on 4 GPUs = 2.20x 08's 10.52 (pairs 7.84 ms = 2.03x), 7.67 on 2 = 1.37x.
+// merge has none, so n < P x 2^30 (10: ~0.8 x P x 2^30). Its speed-up over 08: README_multi_gpu.md.
 // Build: make build/lesson04_sort/11_merge_multi_gpu, or alone (NCCL from pip's nvidia-nccl-cu13):
 //   nvcc -O3 -arch=native -std=c++17 -o sort11 11_merge_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   ./sort11 --n 2^29 --gpus 2      ./sort11 --type pairs --n 2^29 --gpus 4      ./sort11 --test --gpus 1
@@ -216,9 +215,8 @@ private:
     // waits for the next level) until one run is left, written to the output. Neighbours in source
     // order, A before B on ties: equal keys come out in source order, so pairs stay stable. Each
     // merge waits only for the pairings that bring its runs (on 2^j GPUs pairing 0 is the
-    // neighbour, pair_partner), so 0+1 or 2+3 starts while other pairs are still on the wire: on 4
-    // H100s the merge after the last arrival took 0.68 ms, against 0.91 when it waited for all (the
-    // exchange beside it 2.05 ms, was 1.93), the job 5.54 against 5.66. On 4 GPUs this
+    // neighbour, pair_partner), so 0+1 or 2+3 starts while other pairs are still on the wire (the
+    // merge after the last arrival shrinks: TUNING.md has the measurement). On 4 GPUs this
     // still reads and writes every received key twice; a 4-way merge path would do it once, but
     // needs a search over 3 split points per tile and a 4-way choice per output in a kernel 05
     // showed to be bound by instructions, not bytes.

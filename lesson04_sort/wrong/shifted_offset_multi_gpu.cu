@@ -10,5 +10,7 @@
 // checker (a permutation of the input) says where. The fix: offsets from the counts as planned.
 //
 // Run:  build/lesson04_sort/wrong/shifted_offset_multi_gpu --test --quick --ranks 3   (expect exit 1)
-#define MSORT_PLANT_SHIFTED_OFFSETS   // multi_gpu_sort.cuh's route_runs shifts the offsets
 #include "../10_multi_gpu.cu"
+
+// multi_gpu_sort.cuh's route_runs shifts the offsets: switched on before main runs.
+static const bool planted = (msort::plant_shifted_offsets() = true);
