@@ -64,8 +64,12 @@ public:
             m += " [" + std::to_string(rows_[r].i) + "] expected " + rows_[r].expected + " got " + rows_[r].got + ";";
         return CheckResult::fail(m);
     }
+
 private:
-    struct Row { size_t i; std::string expected, got; };
+    struct Row {
+        size_t i;
+        std::string expected, got;
+    };
     static constexpr size_t kShown = 5;
     const char* what_;
     std::atomic<size_t> count_{0};
@@ -73,8 +77,7 @@ private:
     std::vector<Row> rows_;
 };
 
-template <class T>
-CheckResult compare_exact(const T* got, const T* expected, size_t n, const char* what = "elements") {
+template <class T> CheckResult compare_exact(const T* got, const T* expected, size_t n, const char* what = "elements") {
     MismatchLog log(what);
     parallel_for(n, [&](size_t i) {
         if (!same_bits(got[i], expected[i])) log.add(i, show(expected[i]), show(got[i]));
@@ -86,13 +89,13 @@ CheckResult compare_exact(const T* got, const T* expected, size_t n, const char*
 // of absolute values of its terms is the honest scale: the rounding error grows with it, not with
 // the result, which can cancel to near zero). NaN or inf in `got` fails unless expected is the same.
 template <class T>
-CheckResult compare_close(const T* got, const double* expected, const double* scale, size_t n,
-                          double rtol, double atol, const char* what = "elements") {
+CheckResult compare_close(const T* got, const double* expected, const double* scale, size_t n, double rtol, double atol,
+                          const char* what = "elements") {
     MismatchLog log(what);
     parallel_for(n, [&](size_t i) {
         double g = double(got[i]), e = expected[i];
         bool ok;
-        if (std::isnan(g) || std::isnan(e)) ok = false;          // NaN never passes
+        if (std::isnan(g) || std::isnan(e)) ok = false;   // NaN never passes
         else if (std::isinf(g) || std::isinf(e)) ok = g == e;
         else ok = std::fabs(g - e) <= atol + rtol * (scale ? scale[i] : std::fabs(e));
         if (!ok) log.add(i, show(e), show(g));
@@ -100,4 +103,4 @@ CheckResult compare_close(const T* got, const double* expected, const double* sc
     return log.result(n);
 }
 
-}  // namespace course
+}   // namespace course

@@ -40,15 +40,13 @@ inline bool parse_count(const std::string& text, uint64_t& out) {
     };
     uint64_t base = 0, exponent = 0;
     size_t shift = text.find("<<"), caret = text.find('^');
-    if (shift != std::string::npos) {          // 1<<24 : base shifted left
-        if (!digits(text.substr(0, shift), base) || !digits(text.substr(shift + 2), exponent))
-            return false;
+    if (shift != std::string::npos) {   // 1<<24 : base shifted left
+        if (!digits(text.substr(0, shift), base) || !digits(text.substr(shift + 2), exponent)) return false;
         if (exponent >= 63 || (base >> (63 - exponent)) != 0) return false;
         out = base << exponent;
     } else if (caret != std::string::npos) {   // 2^24 : a power
-        if (!digits(text.substr(0, caret), base) || !digits(text.substr(caret + 1), exponent))
-            return false;
-        uint64_t v = 1;                        // 0^e and 1^e end at once; any other base
+        if (!digits(text.substr(0, caret), base) || !digits(text.substr(caret + 1), exponent)) return false;
+        uint64_t v = 1;                                           // 0^e and 1^e end at once; any other base
         if (base <= 1) v = (base == 0 && exponent > 0) ? 0 : 1;   // passes kMaxCount in < 41 steps
         else
             for (uint64_t i = 0; i < exponent; ++i) {
@@ -56,7 +54,7 @@ inline bool parse_count(const std::string& text, uint64_t& out) {
                 v *= base;
             }
         out = v;
-    } else {                                   // 1000000 or 16M
+    } else {   // 1000000 or 16M
         uint64_t scale = 1;
         std::string body = text;
         if (!body.empty()) {
@@ -74,7 +72,7 @@ inline bool parse_count(const std::string& text, uint64_t& out) {
 
 // One extra option a lesson adds (e.g. --exclusive, --smallest, --matrix FILE).
 struct ExtraOption {
-    std::string name;       // without the leading dashes
+    std::string name;   // without the leading dashes
     bool takes_value;
     std::string help;
 };
@@ -82,14 +80,14 @@ struct ExtraOption {
 struct Options {
     uint64_t n = 0;
     bool n_given = false;
-    std::string dist;                  // input distribution (lesson's first by default)
-    std::string dtype;                 // element type (lesson's first by default)
-    uint64_t param = 0;                // the lesson parameter (k, bins, percent kept, ...)
+    std::string dist;     // input distribution (lesson's first by default)
+    std::string dtype;    // element type (lesson's first by default)
+    uint64_t param = 0;   // the lesson parameter (k, bins, percent kept, ...)
     bool param_given = false;
     uint64_t seed = 12345;
-    int reps = 0;                      // 0: the driver picks by size
+    int reps = 0;   // 0: the driver picks by size
     bool test = false, sweep = false, quick = false;
-    bool plan = false;                 // print the launch plan for this GPU (or COURSE_GPU_PROFILE)
+    bool plan = false;   // print the launch plan for this GPU (or COURSE_GPU_PROFILE)
     std::string csv, input, output;
     std::map<std::string, std::string> extra;   // lesson options that were given
     bool has(const std::string& name) const { return extra.count(name) != 0; }
@@ -101,11 +99,11 @@ struct Options {
 
 // What a lesson accepts on top of the common options.
 struct CliSpec {
-    std::string program;                     // e.g. "04_reduce_then_scan"
-    std::string summary;                     // one line for --help
-    std::vector<std::string> dists;          // first is the default
-    std::vector<std::string> dtypes;         // first is the default
-    std::string param_name;                  // "k", "bins", "pct" or "" for none
+    std::string program;               // e.g. "04_reduce_then_scan"
+    std::string summary;               // one line for --help
+    std::vector<std::string> dists;    // first is the default
+    std::vector<std::string> dtypes;   // first is the default
+    std::string param_name;            // "k", "bins", "pct" or "" for none
     uint64_t param_default = 0, param_min = 0, param_max = kMaxCount;
     uint64_t n_default = 1 << 24;
     std::vector<ExtraOption> extras;
@@ -118,8 +116,7 @@ inline std::string join(const std::vector<std::string>& v, const char* sep = " |
 }
 
 inline void print_help(const CliSpec& spec) {
-    std::printf("%s — %s\n\nusage: %s [options]\n", spec.program.c_str(), spec.summary.c_str(),
-                spec.program.c_str());
+    std::printf("%s — %s\n\nusage: %s [options]\n", spec.program.c_str(), spec.summary.c_str(), spec.program.c_str());
     std::printf("  --n N          problem size: 1000000, 1<<24, 2^24, 16M (K/M/G = 2^10/2^20/2^30)\n");
     std::printf("  --dist NAME    input: %s\n", join(spec.dists).c_str());
     if (!spec.dtypes.empty()) std::printf("  --type T       element type: %s\n", join(spec.dtypes).c_str());
@@ -133,11 +130,13 @@ inline void print_help(const CliSpec& spec) {
     std::printf("  --test         run the lesson's whole battery; ends with 'N passed, N failed'\n");
     std::printf("  --quick        with --test: a smaller battery\n");
     std::printf("  --sweep        benchmark sizes 2^10..2^28 (skips what does not fit)\n");
-    std::printf("  --plan         print the launch plan this case gets on this GPU, and run nothing\n"
-                "                 (COURSE_GPU_PROFILE=t4|a100|l4|... plays another GPU, no GPU needed)\n");
+    std::printf(
+        "  --plan         print the launch plan this case gets on this GPU, and run nothing\n"
+        "                 (COURSE_GPU_PROFILE=t4|a100|l4|... plays another GPU, no GPU needed)\n");
     std::printf("  --csv FILE     append result rows to FILE\n");
-    std::printf("  --input F.npy  run on your data; --output F.npy saves the result (and F_idx.npy beside it\n"
-                "                 where a result has indices: top-k, a sort of pairs gives the argsort)\n");
+    std::printf(
+        "  --input F.npy  run on your data; --output F.npy saves the result (and F_idx.npy beside it\n"
+        "                 where a result has indices: top-k, a sort of pairs gives the argsort)\n");
     std::printf("exit status: 0 pass, 1 wrong answer, 2 bad usage/input, 3 CUDA error, 77 no GPU\n");
 }
 
@@ -147,7 +146,8 @@ inline Options parse_options(int argc, char** argv, const CliSpec& spec) {
     o.dtype = spec.dtypes.empty() ? "" : spec.dtypes.front();
     o.param = spec.param_default;
     auto known = [](const std::vector<std::string>& list, const std::string& v) {
-        for (auto& s : list) if (s == v) return true;
+        for (auto& s : list)
+            if (s == v) return true;
         return false;
     };
     for (int i = 1; i < argc; ++i) {
@@ -168,13 +168,16 @@ inline Options parse_options(int argc, char** argv, const CliSpec& spec) {
             std::string v = next();
             uint64_t out;
             if (!parse_count(v, out))
-                usage_error(std::string(what) + " '" + v +
-                            "' is not a count (use 1000000, 1<<24, 2^24 or 16M)");
+                usage_error(std::string(what) + " '" + v + "' is not a count (use 1000000, 1<<24, 2^24 or 16M)");
             return out;
         };
-        if (arg == "--help" || arg == "-h") { print_help(spec); std::exit(kExitPass); }
-        else if (arg == "--n") { o.n = count("--n"); o.n_given = true; }
-        else if (arg == "--dist") {
+        if (arg == "--help" || arg == "-h") {
+            print_help(spec);
+            std::exit(kExitPass);
+        } else if (arg == "--n") {
+            o.n = count("--n");
+            o.n_given = true;
+        } else if (arg == "--dist") {
             o.dist = next();
             if (!known(spec.dists, o.dist))
                 usage_error("unknown --dist '" + o.dist + "' (choose " + join(spec.dists) + ")");
@@ -196,8 +199,7 @@ inline Options parse_options(int argc, char** argv, const CliSpec& spec) {
         } else if (arg == "--test" || arg == "--quick" || arg == "--sweep" || arg == "--plan") {
             if (has_inline) usage_error(arg + " takes no value (give the flag, or leave it out)");
             (arg == "--test" ? o.test : arg == "--quick" ? o.quick : arg == "--sweep" ? o.sweep : o.plan) = true;
-        }
-        else if (arg == "--csv") o.csv = next();
+        } else if (arg == "--csv") o.csv = next();
         else if (arg == "--input") o.input = next();
         else if (arg == "--output") o.output = next();
         else {
@@ -220,4 +222,4 @@ inline Options parse_options(int argc, char** argv, const CliSpec& spec) {
     return o;
 }
 
-}  // namespace course
+}   // namespace course

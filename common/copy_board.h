@@ -23,7 +23,12 @@ namespace mgpu {
 
 constexpr int kMaxRanks = 64;
 
-struct BoardPiece { int peer; const void* src; void* dst; size_t bytes; };   // a send (src) or a receive (dst)
+struct BoardPiece {
+    int peer;
+    const void* src;
+    void* dst;
+    size_t bytes;
+};   // a send (src) or a receive (dst)
 
 class Board {
 public:
@@ -57,7 +62,8 @@ public:
     // get(dst, board, bytes) copies one out (cudaMemcpy in the programs, memcpy in the host test).
     // A receive whose sizes do not add up to what its source sent is an error, named on this rank.
     template <class Put, class Get>
-    void all_to_all(int me, const std::vector<BoardPiece>& sends, const std::vector<BoardPiece>& recvs, Put put, Get get) {
+    void all_to_all(int me, const std::vector<BoardPiece>& sends, const std::vector<BoardPiece>& recvs, Put put,
+                    Get get) {
         const int P = ctl_->ranks;
         for (int q = 0; q < P; ++q) ctl_->sizes[me][q] = 0;
         for (const BoardPiece& s : sends) ctl_->sizes[me][s.peer] += s.bytes;
@@ -115,4 +121,4 @@ private:
     size_t mapped_ = 0;
 };
 
-}  // namespace mgpu
+}   // namespace mgpu

@@ -18,9 +18,13 @@ namespace course {
 
 // Thrown while setting up a case that cannot run here (too big for this GPU or the host).
 // A single run turns it into one line and exit 2; a sweep skips the size; --test reports skipped.
-struct SkipCase : Refusal { using Refusal::Refusal; };
+struct SkipCase : Refusal {
+    using Refusal::Refusal;
+};
 // Thrown for bad input discovered after parsing (e.g. --k larger than the file's n): exit 2.
-struct UsageError : Refusal { using Refusal::Refusal; };
+struct UsageError : Refusal {
+    using Refusal::Refusal;
+};
 
 // The GPU a program runs on, as its launch plans see it (common/gpu_limits.h): the real device's
 // limits, or those capped by COURSE_GPU_PROFILE=<t4|a100|...> to make this GPU play another one.
@@ -28,7 +32,10 @@ using DeviceInfo = GpuLimits;
 
 // --plan asks a program for its launch plan without running it; with COURSE_GPU_PROFILE set it
 // needs no GPU at all (tests/test_plans.py evaluates every plan for every profile that way).
-inline bool& plan_only() { static bool on = false; return on; }
+inline bool& plan_only() {
+    static bool on = false;
+    return on;
+}
 
 inline const GpuLimits* requested_profile() {
     const char* key = std::getenv("COURSE_GPU_PROFILE");
@@ -49,7 +56,7 @@ inline const DeviceInfo& device() {
         int count = 0;
         cudaError_t err = cudaGetDeviceCount(&count);
         if (err != cudaSuccess || count == 0) {
-            if (plan_only() && profile) {      // a plan for a GPU we do not have: its limits alone
+            if (plan_only() && profile) {   // a plan for a GPU we do not have: its limits alone
                 GpuLimits d = *profile;
                 d.profile = std::getenv("COURSE_GPU_PROFILE");
                 return d;
@@ -110,7 +117,9 @@ inline int compiled_arch(const void* kernel) {
     }
     return func_attributes(kernel).ptxVersion * 10;
 }
-template <class Kernel> int compiled_arch_of(Kernel* kernel) { return compiled_arch(reinterpret_cast<const void*>(kernel)); }
+template <class Kernel> int compiled_arch_of(Kernel* kernel) {
+    return compiled_arch(reinterpret_cast<const void*>(kernel));
+}
 
 // Blocks of `threads` threads and `smem` bytes of dynamic shared memory that one SM holds at once:
 // the runtime's occupancy answer on the real GPU, capped by the limits this program may use (a
@@ -119,14 +128,15 @@ template <class Kernel> int compiled_arch_of(Kernel* kernel) { return compiled_a
 // runtime; registers are then checked by tests/test_plans.py from ptxas's counts).
 template <class Kernel> void allow_dynamic_smem(Kernel kernel, size_t bytes);   // below
 
-template <class Kernel>
-int resident_blocks(Kernel* kernel, int threads, size_t smem) {
+template <class Kernel> int resident_blocks(Kernel* kernel, int threads, size_t smem) {
     const DeviceInfo& d = device();
     const bool gpu = !planning_without_gpu();
     // The kernel's static shared memory, from the runtime (0 without a GPU): a profile's SM holds it too.
     const size_t fixed = gpu ? func_attributes(reinterpret_cast<const void*>(kernel)).sharedSizeBytes : 0;
     int by_limits = std::min(d.threads_per_sm / std::max(threads, 1), d.blocks_per_sm);
-    if (fixed + smem) by_limits = std::min<int>(by_limits, int(d.smem_per_sm / (fixed + smem + 1024)));   // 1 KB a block: the runtime's
+    if (fixed + smem)
+        by_limits =
+            std::min<int>(by_limits, int(d.smem_per_sm / (fixed + smem + 1024)));   // 1 KB a block: the runtime's
     if (!gpu) return by_limits;
     // Past 48 KB of shared memory a block (static + dynamic) the query answers 0 until the kernel may
     // use that much: opt in first, where the GPU allows it. Without the opt-in, 08_sampled_rows's first
@@ -170,7 +180,10 @@ inline size_t flush_buffer_bytes() {
     }();
     return bytes;
 }
-inline bool& flush_buffer_ready() { static bool ready = false; return ready; }
+inline bool& flush_buffer_ready() {
+    static bool ready = false;
+    return ready;
+}
 
 inline void require_device_memory(double bytes) {
     device();
@@ -190,8 +203,7 @@ inline void require_host_memory(double bytes) {
 }
 
 // Owning device array. Size 0 is allowed (nothing is allocated; data() is null).
-template <class T>
-class DeviceArray {
+template <class T> class DeviceArray {
 public:
     DeviceArray() = default;
     explicit DeviceArray(size_t n) : n_(n) {
@@ -199,9 +211,18 @@ public:
     }
     DeviceArray(const DeviceArray&) = delete;
     DeviceArray& operator=(const DeviceArray&) = delete;
-    DeviceArray(DeviceArray&& o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
-    DeviceArray& operator=(DeviceArray&& o) noexcept { std::swap(p_, o.p_); std::swap(n_, o.n_); return *this; }
-    ~DeviceArray() { if (p_) cudaFree(p_); }
+    DeviceArray(DeviceArray&& o) noexcept : p_(o.p_), n_(o.n_) {
+        o.p_ = nullptr;
+        o.n_ = 0;
+    }
+    DeviceArray& operator=(DeviceArray&& o) noexcept {
+        std::swap(p_, o.p_);
+        std::swap(n_, o.n_);
+        return *this;
+    }
+    ~DeviceArray() {
+        if (p_) cudaFree(p_);
+    }
 
     T* data() const { return p_; }
     size_t size() const { return n_; }
@@ -217,7 +238,10 @@ public:
     std::vector<T> download() const { return download(n_); }
     // Fills every byte with 0xAB: an output element the version never wrote then reads as a value
     // no right answer is likely to have (int32 -1414812757, float -3.0e-12).
-    void poison() { if (n_) CUDA_CHECK(cudaMemset(p_, 0xAB, n_ * sizeof(T))); }
+    void poison() {
+        if (n_) CUDA_CHECK(cudaMemset(p_, 0xAB, n_ * sizeof(T)));
+    }
+
 private:
     T* p_ = nullptr;
     size_t n_ = 0;
@@ -227,7 +251,10 @@ private:
 // per slot (16 of them), so it is allocated during the warm-up run and never inside the timed
 // repetitions. A program that includes another's launcher takes slots the other does not use.
 inline void* scratch(int slot, size_t bytes) {
-    struct Slot { void* p = nullptr; size_t bytes = 0; };
+    struct Slot {
+        void* p = nullptr;
+        size_t bytes = 0;
+    };
     static Slot slots[16];
     if (slot < 0 || slot >= 16) throw std::logic_error("scratch slot out of range");
     Slot& s = slots[slot];
@@ -251,8 +278,8 @@ template <class T> T* scratch_as(int slot, size_t count) {
 // runtime's): a bound no SM can meet only caps the registers for nothing.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
 constexpr int kSmThreadLimit = 1024, kSmSmemLimit = 64 * 1024;
-#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ == 1200 || \
-                                 __CUDA_ARCH__ == 1210)
+#elif defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ == 1200 || __CUDA_ARCH__ == 1210)
 constexpr int kSmThreadLimit = 1536, kSmSmemLimit = 100 * 1024;
 #elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870)
 constexpr int kSmThreadLimit = __CUDA_ARCH__ == 800 ? 2048 : 1536, kSmSmemLimit = 164 * 1024;
@@ -269,8 +296,7 @@ constexpr int min_blocks_that_fit(int blocks, int threads, int smem = 0) {
 // kernel (the T4 profile's 4096 candidates in 06_rowwise: 32 KB dynamic + 25 KB static failed the
 // launch without it). Done once per kernel and size (a host call inside the timed region would be
 // counted as GPU idle time).
-template <class Kernel>
-void allow_dynamic_smem(Kernel kernel, size_t bytes) {
+template <class Kernel> void allow_dynamic_smem(Kernel kernel, size_t bytes) {
     static std::map<const void*, size_t> done;
     const void* key = reinterpret_cast<const void*>(kernel);
     if (bytes == 0 || done[key] >= bytes) return;
@@ -339,7 +365,10 @@ inline unsigned blocks_for(uint64_t n, uint64_t per_block) {
 
 // ---- timing ---------------------------------------------------------------------------------
 
-struct Timing { double ms_median = 0, ms_min = 0; int reps = 0; };
+struct Timing {
+    double ms_median = 0, ms_min = 0;
+    int reps = 0;
+};
 
 // Evicts the L2 between repetitions so that a small problem is not timed out of the cache it
 // warmed itself (H100: 50 MB of L2). Writing 2x the L2 size replaces every line.
@@ -350,8 +379,7 @@ inline void flush_l2() {
 }
 
 // CUDA events around `work` only; `reps` timed runs after `warmup` untimed ones; median and min.
-template <class Work>
-Timing time_gpu(Work&& work, int reps, int warmup = 2) {
+template <class Work> Timing time_gpu(Work&& work, int reps, int warmup = 2) {
     for (int i = 0; i < warmup; ++i) work();
     CUDA_CHECK(cudaDeviceSynchronize());
     cudaEvent_t start, stop;
@@ -382,7 +410,8 @@ Timing time_gpu(Work&& work, int reps, int warmup = 2) {
 // timed exactly like the versions. Cached per size within one run.
 inline double copy_gbps(double bytes, int reps) {
     static std::vector<std::pair<double, double>> cache;
-    for (auto& c : cache) if (c.first == bytes) return c.second;
+    for (auto& c : cache)
+        if (c.first == bytes) return c.second;
     size_t half = std::max<size_t>(size_t(bytes / 2), 4);
     double fits = 0;
     {
@@ -400,4 +429,4 @@ inline double copy_gbps(double bytes, int reps) {
     return gbps;
 }
 
-}  // namespace course
+}   // namespace course

@@ -34,24 +34,27 @@ struct Case {
 class Trial {
 public:
     virtual ~Trial() = default;
-    virtual void run() = 0;               // the timed region: the version, device data only
-    virtual void poison() = 0;            // outputs filled with a value no right answer has
-    virtual CheckResult check() = 0;      // copy the result back and compare with the CPU reference
-    virtual void save(const std::string& path) { (void)path; throw UsageError("--output is not supported here"); }
-    uint64_t n = 0;                       // the size actually run (from --input, it is the file's)
-    double bytes = 0;                     // bytes the problem must move: inputs once, outputs once
-    std::string label;                    // the input's name as printed and in the CSV, when it
-                                          // says more than the case's (a matrix's rows x cols)
+    virtual void run() = 0;            // the timed region: the version, device data only
+    virtual void poison() = 0;         // outputs filled with a value no right answer has
+    virtual CheckResult check() = 0;   // copy the result back and compare with the CPU reference
+    virtual void save(const std::string& path) {
+        (void)path;
+        throw UsageError("--output is not supported here");
+    }
+    uint64_t n = 0;      // the size actually run (from --input, it is the file's)
+    double bytes = 0;    // bytes the problem must move: inputs once, outputs once
+    std::string label;   // the input's name as printed and in the CSV, when it
+                         // says more than the case's (a matrix's rows x cols)
 };
 
 struct LessonDef {
-    std::string lesson;                   // "02_scan": the plots and tables group by this
-    std::string version;                  // "04_reduce_then_scan"
+    std::string lesson;    // "02_scan": the plots and tables group by this
+    std::string version;   // "04_reduce_then_scan"
     CliSpec cli;
-    std::function<void(const Options&)> validate;                    // extra usage checks (exit 2)
-    std::function<std::vector<Case>(const Options&)> battery;        // --test
-    std::function<std::vector<Case>(const Options&)> sweep;          // --sweep
-    std::function<std::string(const Case&)> beyond_limit;            // "" or why this version cannot
+    std::function<void(const Options&)> validate;               // extra usage checks (exit 2)
+    std::function<std::vector<Case>(const Options&)> battery;   // --test
+    std::function<std::vector<Case>(const Options&)> sweep;     // --sweep
+    std::function<std::string(const Case&)> beyond_limit;       // "" or why this version cannot
     std::function<std::unique_ptr<Trial>(const Options&, const Case&)> make_trial;
     std::string param_name() const { return cli.param_name; }
 };
@@ -60,16 +63,21 @@ struct LessonDef {
 // at file scope:   static course::PlanHook plan_hook(my_plan);
 // The launcher calls the same function, so what --plan prints is what runs.
 using PlanFn = std::function<std::vector<KernelPlan>(const Options&, const Case&)>;
-inline PlanFn& registered_plan() { static PlanFn fn; return fn; }
-struct PlanHook { explicit PlanHook(PlanFn fn) { registered_plan() = std::move(fn); } };
+inline PlanFn& registered_plan() {
+    static PlanFn fn;
+    return fn;
+}
+struct PlanHook {
+    explicit PlanHook(PlanFn fn) { registered_plan() = std::move(fn); }
+};
 
 // --plan: one line a kernel launch, nothing run. tests/test_plans.py reads these lines.
 inline int print_plan(const LessonDef& def, const Options& o, const Case& c) {
     plan_only() = true;
     const DeviceInfo& d = device();
-    std::printf("%s/%s plan on %s (sm_%d%d, %d SMs, %zu B shared a block, %zu B an SM, %s)\n",
-                def.lesson.c_str(), def.version.c_str(), d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count,
-                d.max_smem_optin, d.smem_per_sm, d.clusters ? "clusters" : "no clusters");
+    std::printf("%s/%s plan on %s (sm_%d%d, %d SMs, %zu B shared a block, %zu B an SM, %s)\n", def.lesson.c_str(),
+                def.version.c_str(), d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, d.max_smem_optin,
+                d.smem_per_sm, d.clusters ? "clusters" : "no clusters");
     std::printf("limits cc=%d sms=%d smem_block=%zu smem_sm=%zu threads_sm=%d blocks_sm=%d regs_sm=%d clusters=%d\n",
                 d.cc(), d.sm_count, d.max_smem_optin, d.smem_per_sm, d.threads_per_sm, d.blocks_per_sm, d.regs_per_sm,
                 d.clusters ? 1 : 0);
@@ -86,9 +94,12 @@ inline int print_plan(const LessonDef& def, const Options& o, const Case& c) {
 // The battery's sizes: the awkward ones around warps, blocks and the version's tile, a prime, and
 // powers of two up to 2^28 (2^24 and up only where `large` is set, --quick stops at 2^20).
 inline std::vector<uint64_t> battery_sizes(uint64_t tile, bool quick, bool large = true) {
-    std::vector<uint64_t> s = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, tile - 1, tile, tile + 1,
-                               1000003, uint64_t(1) << 20};
-    if (!quick && large) { s.push_back(uint64_t(1) << 24); s.push_back(uint64_t(1) << 28); }
+    std::vector<uint64_t> s = {0,    1,    2,        31,   32,       33,      1023,
+                               1024, 1025, tile - 1, tile, tile + 1, 1000003, uint64_t(1) << 20};
+    if (!quick && large) {
+        s.push_back(uint64_t(1) << 24);
+        s.push_back(uint64_t(1) << 28);
+    }
     std::sort(s.begin(), s.end());
     s.erase(std::unique(s.begin(), s.end()), s.end());
     return s;
@@ -140,7 +151,10 @@ inline const std::string& csv_provenance() {
                     if (!std::isdigit((unsigned char)l[i]) || (i && std::isalnum((unsigned char)l[i - 1]))) continue;
                     size_t j = i;
                     while (j < l.size() && (std::isdigit((unsigned char)l[j]) || l[j] == '.')) ++j;
-                    if (l.substr(i, j - i).find('.') != std::string::npos) { driver = l.substr(i, j - i); break; }
+                    if (l.substr(i, j - i).find('.') != std::string::npos) {
+                        driver = l.substr(i, j - i);
+                        break;
+                    }
                     i = j;
                 }
             }
@@ -171,14 +185,14 @@ inline FILE* open_csv(const std::string& path) {
     return f;
 }
 
-inline void append_csv(const std::string& path, const LessonDef& def, const Case& c, uint64_t n,
-                       const Timing& t, double gbps, double copy, bool ok) {
+inline void append_csv(const std::string& path, const LessonDef& def, const Case& c, uint64_t n, const Timing& t,
+                       double gbps, double copy, bool ok) {
     FILE* f = open_csv(path);
     std::string param = def.cli.param_name.empty() ? "" : def.cli.param_name + "=" + std::to_string(c.param);
-    std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s%s\n", device().name.c_str(),
-                 def.lesson.c_str(), def.version.c_str(), c.dtype.empty() ? "-" : c.dtype.c_str(),
-                 (unsigned long long)n, c.dist.c_str(), param.c_str(), t.reps, t.ms_median, t.ms_min,
-                 gbps, copy, ok ? "PASS" : "FAIL", csv_provenance().c_str());
+    std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s%s\n", device().name.c_str(), def.lesson.c_str(),
+                 def.version.c_str(), c.dtype.empty() ? "-" : c.dtype.c_str(), (unsigned long long)n, c.dist.c_str(),
+                 param.c_str(), t.reps, t.ms_median, t.ms_min, gbps, copy, ok ? "PASS" : "FAIL",
+                 csv_provenance().c_str());
     std::fclose(f);
 }
 
@@ -219,7 +233,7 @@ inline int run_case(const LessonDef& def, const Options& o, const Case& c, bool 
     CheckResult first = trial->check();
     if (test_mode) {
         CheckResult second = first;
-        if (first.ok) {                    // again, on a poisoned output: stale state shows here
+        if (first.ok) {   // again, on a poisoned output: stale state shows here
             trial->poison();
             trial->run();
             CUDA_CHECK(cudaDeviceSynchronize());
@@ -244,8 +258,8 @@ inline int run_case(const LessonDef& def, const Options& o, const Case& c, bool 
     CheckResult after = trial->check();   // the timed runs must leave the right answer too
     double gbps = trial->bytes / (t.ms_median * 1e6);
     double copy = copy_gbps(trial->bytes, reps);
-    std::printf("%-24s %-34s %9.4f ms %7.1f GB/s %5.1f%% of copy  %s\n", def.version.c_str(), what.c_str(),
-                t.ms_median, gbps, copy > 0 ? 100.0 * gbps / copy : 0.0, after.ok ? "PASS" : "FAIL");
+    std::printf("%-24s %-34s %9.4f ms %7.1f GB/s %5.1f%% of copy  %s\n", def.version.c_str(), what.c_str(), t.ms_median,
+                gbps, copy > 0 ? 100.0 * gbps / copy : 0.0, after.ok ? "PASS" : "FAIL");
     if (!after.ok) std::printf("  after the timed runs: %s\n", after.message.c_str());
     std::fflush(stdout);
     if (!o.csv.empty()) append_csv(o.csv, def, shown, trial->n, t, gbps, copy, after.ok);
@@ -268,8 +282,10 @@ inline int battery_end(const std::string& version, int passed, int failed, int s
     if (skipped) std::printf(", %d skipped", skipped);
     std::printf("\n");
     if (passed + failed == 0) {
-        std::printf("FAIL  %s: the battery ran no case (%zu beyond this version's limit, %d skipped): nothing was "
-                    "checked\n", version.c_str(), beyond, skipped);
+        std::printf(
+            "FAIL  %s: the battery ran no case (%zu beyond this version's limit, %d skipped): nothing was "
+            "checked\n",
+            version.c_str(), beyond, skipped);
         return kExitWrong;
     }
     return failed ? kExitWrong : kExitPass;
@@ -316,4 +332,4 @@ inline int drive(int argc, char** argv, const LessonDef& def) {
     }
 }
 
-}  // namespace course
+}   // namespace course

@@ -17,24 +17,22 @@ namespace course {
 constexpr int kExitCudaError = 3;
 
 inline void cuda_fail(cudaError_t err, const char* what, const char* file, int line) {
-    std::fprintf(stderr, "%s:%d: CUDA error in '%s': %s (%s)\n", file, line, what,
-                 cudaGetErrorName(err), cudaGetErrorString(err));
+    std::fprintf(stderr, "%s:%d: CUDA error in '%s': %s (%s)\n", file, line, what, cudaGetErrorName(err),
+                 cudaGetErrorString(err));
     std::exit(kExitCudaError);
 }
-}  // namespace course
+}   // namespace course
 
-#define CUDA_CHECK(call)                                                        \
-    do {                                                                        \
-        cudaError_t course_err_ = (call);                                       \
-        if (course_err_ != cudaSuccess)                                         \
-            ::course::cuda_fail(course_err_, #call, __FILE__, __LINE__);        \
+#define CUDA_CHECK(call)                                                                             \
+    do {                                                                                             \
+        cudaError_t course_err_ = (call);                                                            \
+        if (course_err_ != cudaSuccess) ::course::cuda_fail(course_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
 // After a launch: configuration errors (too many threads, too much shared memory) are reported
 // by cudaGetLastError immediately; faults inside the kernel surface at the next sync.
-#define CUDA_CHECK_LAST()                                                       \
-    do {                                                                        \
-        cudaError_t course_err_ = cudaGetLastError();                           \
-        if (course_err_ != cudaSuccess)                                         \
-            ::course::cuda_fail(course_err_, "kernel launch", __FILE__, __LINE__); \
+#define CUDA_CHECK_LAST()                                                                                      \
+    do {                                                                                                       \
+        cudaError_t course_err_ = cudaGetLastError();                                                          \
+        if (course_err_ != cudaSuccess) ::course::cuda_fail(course_err_, "kernel launch", __FILE__, __LINE__); \
     } while (0)

@@ -20,7 +20,7 @@
 namespace course {
 
 struct GpuLimits {
-    std::string name;            // "NVIDIA H100 80GB HBM3", or the profile's name
+    std::string name;   // "NVIDIA H100 80GB HBM3", or the profile's name
     int cc_major = 0, cc_minor = 0;
     int sm_count = 0;            // used for grid sizes
     size_t max_smem_optin = 0;   // shared memory one block may have (dynamic, after opting in)
@@ -29,9 +29,9 @@ struct GpuLimits {
     int blocks_per_sm = 0;       // resident blocks an SM holds
     int regs_per_sm = 0;         // 32-bit registers of one SM
     size_t l2_bytes = 0;
-    bool clusters = false;       // thread-block clusters and distributed shared memory (sm_90+)
-    size_t total_bytes = 0;      // device memory (0 in a profile: the real GPU's is used)
-    std::string profile;         // "" on the real GPU; the profile's key when one is applied
+    bool clusters = false;    // thread-block clusters and distributed shared memory (sm_90+)
+    size_t total_bytes = 0;   // device memory (0 in a profile: the real GPU's is used)
+    std::string profile;      // "" on the real GPU; the profile's key when one is applied
     int cc() const { return cc_major * 10 + cc_minor; }
 };
 
@@ -39,25 +39,32 @@ struct GpuLimits {
 // Specifications per Compute Capability", and each card's datasheet for SMs and L2).
 inline const std::vector<std::pair<std::string, GpuLimits>>& gpu_profiles() {
     static const std::vector<std::pair<std::string, GpuLimits>> table = [] {
-        auto g = [](const char* name, int maj, int min, int sms, size_t optin_kb, size_t sm_kb, int threads,
-                    int blocks, size_t l2_mb, bool clusters) {
+        auto g = [](const char* name, int maj, int min, int sms, size_t optin_kb, size_t sm_kb, int threads, int blocks,
+                    size_t l2_mb, bool clusters) {
             GpuLimits l;
-            l.name = name; l.cc_major = maj; l.cc_minor = min; l.sm_count = sms;
-            l.max_smem_optin = optin_kb * 1024; l.smem_per_sm = sm_kb * 1024;
-            l.threads_per_sm = threads; l.blocks_per_sm = blocks; l.regs_per_sm = 65536;
-            l.l2_bytes = l2_mb << 20; l.clusters = clusters;
+            l.name = name;
+            l.cc_major = maj;
+            l.cc_minor = min;
+            l.sm_count = sms;
+            l.max_smem_optin = optin_kb * 1024;
+            l.smem_per_sm = sm_kb * 1024;
+            l.threads_per_sm = threads;
+            l.blocks_per_sm = blocks;
+            l.regs_per_sm = 65536;
+            l.l2_bytes = l2_mb << 20;
+            l.clusters = clusters;
             return l;
         };
         return std::vector<std::pair<std::string, GpuLimits>>{
-            {"t4",       g("Tesla T4 (profile)",        7, 5,  40,  64,  64, 1024, 16,   4, false)},
-            {"a100",     g("A100 (profile)",            8, 0, 108, 163, 164, 2048, 32,  40, false)},
-            {"rtx3090",  g("GeForce RTX 3090 (profile)", 8, 6,  82,  99, 100, 1536, 16,   6, false)},
-            {"l4",       g("L4 (profile)",              8, 9,  58,  99, 100, 1536, 24,  48, false)},
-            {"rtx4090",  g("GeForce RTX 4090 (profile)", 8, 9, 128,  99, 100, 1536, 24,  72, false)},
-            {"h100",     g("H100 SXM (profile)",        9, 0, 132, 227, 228, 2048, 32,  50, true)},
-            {"h200",     g("H200 (profile)",            9, 0, 132, 227, 228, 2048, 32,  60, true)},
-            {"b200",     g("B200 (profile)",           10, 0, 148, 227, 228, 2048, 32, 126, true)},
-            {"rtx5090",  g("GeForce RTX 5090 (profile)", 12, 0, 170,  99, 100, 1536, 24,  96, true)},
+            {"t4", g("Tesla T4 (profile)", 7, 5, 40, 64, 64, 1024, 16, 4, false)},
+            {"a100", g("A100 (profile)", 8, 0, 108, 163, 164, 2048, 32, 40, false)},
+            {"rtx3090", g("GeForce RTX 3090 (profile)", 8, 6, 82, 99, 100, 1536, 16, 6, false)},
+            {"l4", g("L4 (profile)", 8, 9, 58, 99, 100, 1536, 24, 48, false)},
+            {"rtx4090", g("GeForce RTX 4090 (profile)", 8, 9, 128, 99, 100, 1536, 24, 72, false)},
+            {"h100", g("H100 SXM (profile)", 9, 0, 132, 227, 228, 2048, 32, 50, true)},
+            {"h200", g("H200 (profile)", 9, 0, 132, 227, 228, 2048, 32, 60, true)},
+            {"b200", g("B200 (profile)", 10, 0, 148, 227, 228, 2048, 32, 126, true)},
+            {"rtx5090", g("GeForce RTX 5090 (profile)", 12, 0, 170, 99, 100, 1536, 24, 96, true)},
         };
     }();
     return table;
@@ -80,7 +87,10 @@ inline std::string gpu_profile_names() {
 inline GpuLimits cap_to_profile(const GpuLimits& real, const GpuLimits& profile, const std::string& key) {
     GpuLimits c = real;
     c.name = profile.name + " on " + real.name;
-    if (profile.cc() < real.cc()) { c.cc_major = profile.cc_major; c.cc_minor = profile.cc_minor; }
+    if (profile.cc() < real.cc()) {
+        c.cc_major = profile.cc_major;
+        c.cc_minor = profile.cc_minor;
+    }
     c.sm_count = std::min(real.sm_count, profile.sm_count);
     c.max_smem_optin = std::min(real.max_smem_optin, profile.max_smem_optin);
     c.smem_per_sm = std::min(real.smem_per_sm, profile.smem_per_sm);
@@ -103,7 +113,7 @@ struct KernelPlan {
     size_t dyn_smem = 0;
     int blocks_per_sm = 0;
     int cluster = 1;
-    std::string note;     // which path, and why
+    std::string note;   // which path, and why
 };
 
-}  // namespace course
+}   // namespace course

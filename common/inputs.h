@@ -32,12 +32,24 @@ inline std::vector<std::string> common_dists() {
 }
 
 template <class T> struct TypeName;
-template <> struct TypeName<int32_t>  { static const char* get() { return "int32"; } };
-template <> struct TypeName<uint32_t> { static const char* get() { return "uint32"; } };
-template <> struct TypeName<uint64_t> { static const char* get() { return "uint64"; } };
-template <> struct TypeName<float>    { static const char* get() { return "float32"; } };
-template <> struct TypeName<double>   { static const char* get() { return "float64"; } };
-template <> struct TypeName<uint8_t>  { static const char* get() { return "uint8"; } };
+template <> struct TypeName<int32_t> {
+    static const char* get() { return "int32"; }
+};
+template <> struct TypeName<uint32_t> {
+    static const char* get() { return "uint32"; }
+};
+template <> struct TypeName<uint64_t> {
+    static const char* get() { return "uint64"; }
+};
+template <> struct TypeName<float> {
+    static const char* get() { return "float32"; }
+};
+template <> struct TypeName<double> {
+    static const char* get() { return "float64"; }
+};
+template <> struct TypeName<uint8_t> {
+    static const char* get() { return "uint8"; }
+};
 
 // A uniform value of type T from 64 random bits: the whole range for integers (so int32 has
 // negatives and sums that wrap), [-1, 1) for floats.
@@ -85,9 +97,7 @@ struct ZipfTable {
         for (size_t r = 0; r < ranks; ++r) cdf[r] = (sum += 1.0 / std::pow(double(r + 1), s));
         for (auto& c : cdf) c /= sum;
     }
-    size_t rank(double u) const {
-        return size_t(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
-    }
+    size_t rank(double u) const { return size_t(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin()); }
 };
 
 template <class T> T zipf_value(size_t rank, uint64_t seed) {
@@ -97,8 +107,7 @@ template <class T> T zipf_value(size_t rank, uint64_t seed) {
 }
 
 // Fills out[0, n) with the named distribution; returns false for a name it does not know.
-template <class T>
-bool generate(std::vector<T>& out, size_t n, const std::string& dist, uint64_t seed) {
+template <class T> bool generate(std::vector<T>& out, size_t n, const std::string& dist, uint64_t seed) {
     out.resize(n);
     T* p = out.data();
     if (dist == "uniform") {
@@ -111,15 +120,13 @@ bool generate(std::vector<T>& out, size_t n, const std::string& dist, uint64_t s
         });
     } else if (dist == "equal") {
         std::fill(out.begin(), out.end(), equal_value<T>());
-    } else if (dist == "few") {                       // 16 distinct values, randomly placed
+    } else if (dist == "few") {   // 16 distinct values, randomly placed
         T pool[16];
         for (int v = 0; v < 16; ++v) pool[v] = uniform_value<T>(hash64(seed ^ 0xF00Du, v));
         parallel_for(n, [&](size_t i) { p[i] = pool[hash64(seed, i) & 15]; });
-    } else if (dist == "zipf") {                      // s = 1.1: a heavy head and a long tail
+    } else if (dist == "zipf") {   // s = 1.1: a heavy head and a long tail
         ZipfTable table(sizeof(T) == 1 ? 256 : 1 << 16, 1.1);
-        parallel_for(n, [&](size_t i) {
-            p[i] = zipf_value<T>(table.rank(unit_double(hash64(seed, i))), seed);
-        });
+        parallel_for(n, [&](size_t i) { p[i] = zipf_value<T>(table.rank(unit_double(hash64(seed, i))), seed); });
     } else if (dist == "extremes") {
         std::vector<T> edge = extreme_values<T>();
         parallel_for(n, [&](size_t i) { p[i] = edge[hash64(seed, i) % edge.size()]; });
@@ -129,4 +136,4 @@ bool generate(std::vector<T>& out, size_t n, const std::string& dist, uint64_t s
     return true;
 }
 
-}  // namespace course
+}   // namespace course

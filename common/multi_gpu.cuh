@@ -39,11 +39,11 @@ inline void nccl_fail(ncclResult_t r, const char* what, const char* file, int li
     std::exit(course::kExitCudaError);
 }
 
-}  // namespace mgpu
+}   // namespace mgpu
 
-#define NCCL_CHECK(call)                                                        \
-    do {                                                                        \
-        ncclResult_t mgpu_err_ = (call);                                        \
+#define NCCL_CHECK(call)                                                                       \
+    do {                                                                                       \
+        ncclResult_t mgpu_err_ = (call);                                                       \
         if (mgpu_err_ != ncclSuccess) ::mgpu::nccl_fail(mgpu_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
@@ -52,14 +52,20 @@ namespace mgpu {
 // This process's place in the job.
 struct Team {
     int rank = 0, size = 1;
-    bool copy = false;               // the copy transport: every rank on one GPU, no NCCL (--ranks)
+    bool copy = false;   // the copy transport: every rank on one GPU, no NCCL (--ranks)
     ncclComm_t comm = nullptr;
     cudaStream_t stream = nullptr;   // a blocking stream: ordered with the legacy default stream,
                                      // on which the course's launchers run, in enqueue order
     bool lead() const { return rank == 0; }
 };
-inline Team& team() { static Team t; return t; }
-inline Board& board() { static Board b; return b; }   // the copy transport's shared memory
+inline Team& team() {
+    static Team t;
+    return t;
+}
+inline Board& board() {
+    static Board b;
+    return b;
+}   // the copy transport's shared memory
 
 template <class T> ncclDataType_t nccl_type();
 template <> inline ncclDataType_t nccl_type<int32_t>() { return ncclInt32; }
@@ -96,13 +102,16 @@ inline int count_gpus() {
 // before it exits normally, so rank 0 can tell a finished rank from one that died mid-job, and
 // said when it printed why it stops (rank 0 then adds nothing).
 struct Ranks {
-    pid_t pid[kMaxRanks] = {};              // 0: not started, or already reaped
+    pid_t pid[kMaxRanks] = {};   // 0: not started, or already reaped
     volatile sig_atomic_t code[kMaxRanks] = {};
-    volatile sig_atomic_t* done = nullptr;  // shared with the ranks
-    volatile sig_atomic_t* said = nullptr;  // shared with the ranks
-    volatile sig_atomic_t finishing = 0;    // rank 0 reaps the others itself from here on
+    volatile sig_atomic_t* done = nullptr;   // shared with the ranks
+    volatile sig_atomic_t* said = nullptr;   // shared with the ranks
+    volatile sig_atomic_t finishing = 0;     // rank 0 reaps the others itself from here on
 };
-inline Ranks& ranks() { static Ranks r; return r; }
+inline Ranks& ranks() {
+    static Ranks r;
+    return r;
+}
 
 // Rank 0: a rank that exits before it finished (a CUDA error, a crash) ends the whole job with
 // its status; one that finished is only reaped (its status kept for finish_team).
@@ -113,8 +122,13 @@ inline void on_child_exit(int) {
         pid_t p = rk.pid[r];
         if (p <= 0 || waitpid(p, &st, WNOHANG) != p) continue;
         int code = WIFEXITED(st) ? WEXITSTATUS(st) : course::kExitCudaError;
-        if (rk.done[r]) { rk.code[r] = code; rk.pid[r] = 0; continue; }
-        for (int q = 1; q < kMaxRanks; ++q) if (rk.pid[q] > 0 && q != r) kill(rk.pid[q], SIGKILL);
+        if (rk.done[r]) {
+            rk.code[r] = code;
+            rk.pid[r] = 0;
+            continue;
+        }
+        for (int q = 1; q < kMaxRanks; ++q)
+            if (rk.pid[q] > 0 && q != r) kill(rk.pid[q], SIGKILL);
         if (!rk.said[r]) {
             const char msg[] = "error: a GPU's process ended early (a crash or a signal); job stopped\n";
             ssize_t w = write(2, msg, sizeof msg - 1);
@@ -131,8 +145,10 @@ inline void start_team(int gpus, bool copy) {
     if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) {
         std::string s = v, item;
         for (char ch : s + ",") {
-            if (ch == ',') { if (!item.empty()) visible.push_back(item); item.clear(); }
-            else item += ch;
+            if (ch == ',') {
+                if (!item.empty()) visible.push_back(item);
+                item.clear();
+            } else item += ch;
         }
     }
     auto gpu_name = [&](int r) { return r < int(visible.size()) ? visible[r] : std::to_string(r); };
@@ -150,20 +166,30 @@ inline void start_team(int gpus, bool copy) {
     std::vector<int> to_child;
     pid_t lead_pid = getpid();
     Ranks& rk = ranks();
-    void* shared = mmap(nullptr, 2 * sizeof(sig_atomic_t) * kMaxRanks, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shared == MAP_FAILED) { std::perror("mmap"); std::exit(course::kExitCudaError); }
+    void* shared =
+        mmap(nullptr, 2 * sizeof(sig_atomic_t) * kMaxRanks, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) {
+        std::perror("mmap");
+        std::exit(course::kExitCudaError);
+    }
     rk.done = static_cast<volatile sig_atomic_t*>(shared);
     rk.said = rk.done + kMaxRanks;
     std::signal(SIGCHLD, on_child_exit);   // before the first fork: no early exit goes unseen
     std::fflush(stdout);
     for (int r = 1; r < gpus; ++r) {
         int fd[2];
-        if (pipe(fd) != 0) { std::perror("pipe"); std::exit(course::kExitCudaError); }
+        if (pipe(fd) != 0) {
+            std::perror("pipe");
+            std::exit(course::kExitCudaError);
+        }
         pid_t pid = fork();
-        if (pid < 0) { std::perror("fork"); std::exit(course::kExitCudaError); }
+        if (pid < 0) {
+            std::perror("fork");
+            std::exit(course::kExitCudaError);
+        }
         if (pid == 0) {
             std::signal(SIGCHLD, SIG_DFL);
-            prctl(PR_SET_PDEATHSIG, SIGKILL);          // rank 0 gone: this rank goes too
+            prctl(PR_SET_PDEATHSIG, SIGKILL);   // rank 0 gone: this rank goes too
             if (getppid() != lead_pid) _exit(course::kExitCudaError);
             close(fd[1]);
             for (int c : to_child) close(c);
@@ -199,7 +225,10 @@ inline void start_team(int gpus, bool copy) {
     ncclUniqueId id;
     NCCL_CHECK(ncclGetUniqueId(&id));
     for (int c : to_child) {
-        if (write(c, &id, sizeof id) != ssize_t(sizeof id)) { std::perror("write"); std::exit(course::kExitCudaError); }
+        if (write(c, &id, sizeof id) != ssize_t(sizeof id)) {
+            std::perror("write");
+            std::exit(course::kExitCudaError);
+        }
         close(c);
     }
     CUDA_CHECK(cudaSetDevice(0));
@@ -224,7 +253,10 @@ struct LinkRegistration {
     size_t bytes = 0;
     std::vector<std::pair<ncclComm_t, void*>> handles;   // (communicator, NCCL's handle)
 };
-inline std::vector<LinkRegistration*>& link_registry() { static std::vector<LinkRegistration*> r; return r; }
+inline std::vector<LinkRegistration*>& link_registry() {
+    static std::vector<LinkRegistration*> r;
+    return r;
+}
 inline void register_with_pair_links(LinkRegistration& r, const std::vector<ncclComm_t>& comms) {
     for (ncclComm_t c : comms) {
         if (!c) continue;
@@ -253,14 +285,17 @@ inline void deregister_link_memory(LinkRegistration& r) {
 // collective), one split per round; with odd P the GPU paired with the phantom sits the round out.
 // On 2 GPUs the team's own communicator is the pair's. finish_team destroys them.
 struct PairLinks {
-    std::vector<ncclComm_t> comm;         // comm[p]: this GPU and GPU p (none for p == rank)
-    std::vector<int> peer;                // GPU p's rank in comm[p]
-    std::vector<int> partner;             // partner[d]: this GPU's partner in round d (>= P: none)
-    std::vector<cudaStream_t> stream;     // stream[d]: round d's, at the highest priority
-    cudaEvent_t ready = nullptr;          // recorded on the job's stream: the data to send is there
-    std::vector<cudaEvent_t> arrived;     // arrived[d]: round d is over (this GPU sent and received)
+    std::vector<ncclComm_t> comm;       // comm[p]: this GPU and GPU p (none for p == rank)
+    std::vector<int> peer;              // GPU p's rank in comm[p]
+    std::vector<int> partner;           // partner[d]: this GPU's partner in round d (>= P: none)
+    std::vector<cudaStream_t> stream;   // stream[d]: round d's, at the highest priority
+    cudaEvent_t ready = nullptr;        // recorded on the job's stream: the data to send is there
+    std::vector<cudaEvent_t> arrived;   // arrived[d]: round d is over (this GPU sent and received)
 };
-inline PairLinks& pair_links_made() { static PairLinks pl; return pl; }   // as made so far (none: empty)
+inline PairLinks& pair_links_made() {
+    static PairLinks pl;
+    return pl;
+}   // as made so far (none: empty)
 inline PairLinks& pair_links() {
     PairLinks& pl = pair_links_made();
     Team& t = team();
@@ -290,14 +325,14 @@ inline PairLinks& pair_links() {
         pl.peer[partner] = g < partner ? 1 : 0;
     }
     CUDA_CHECK(cudaEventCreateWithFlags(&pl.ready, cudaEventDisableTiming));
-    for (LinkRegistration* r : link_registry()) register_with_pair_links(*r, pl.comm);   // LinkArrays made before the links
+    for (LinkRegistration* r : link_registry())
+        register_with_pair_links(*r, pl.comm);   // LinkArrays made before the links
     return pl;
 }
 
 // Device memory for an exchange's send and receive buffers (see LinkRegistration above); plain
 // cudaMalloc memory under the copy transport, which registers nothing.
-template <class T>
-class LinkArray {
+template <class T> class LinkArray {
 public:
     LinkArray() = default;
     explicit LinkArray(size_t n) : n_(n) {
@@ -313,10 +348,17 @@ public:
         link_registry().push_back(reg_.get());
     }
     LinkArray(LinkArray&& o) noexcept = default;
-    LinkArray& operator=(LinkArray&& o) noexcept { std::swap(reg_, o.reg_); std::swap(n_, o.n_); return *this; }
+    LinkArray& operator=(LinkArray&& o) noexcept {
+        std::swap(reg_, o.reg_);
+        std::swap(n_, o.n_);
+        return *this;
+    }
     ~LinkArray() {
         if (!reg_) return;
-        if (team().copy) { cudaFree(reg_->p); return; }
+        if (team().copy) {
+            cudaFree(reg_->p);
+            return;
+        }
         auto& all = link_registry();
         all.erase(std::find(all.begin(), all.end(), reg_.get()));
         deregister_link_memory(*reg_);
@@ -324,6 +366,7 @@ public:
     }
     T* data() const { return reg_ ? static_cast<T*>(reg_->p) : nullptr; }
     size_t size() const { return n_; }
+
 private:
     std::unique_ptr<LinkRegistration> reg_;
     size_t n_ = 0;
@@ -404,7 +447,8 @@ inline int fail_alone(int code, const std::string& message) {
     std::fprintf(stderr, "error: %s\n", course::one_line(message).c_str());
     std::fflush(stderr);
     rk.finishing = 1;
-    for (int r = 1; r < t.size; ++r) if (rk.pid[r] > 0) kill(rk.pid[r], SIGKILL);
+    for (int r = 1; r < t.size; ++r)
+        if (rk.pid[r] > 0) kill(rk.pid[r], SIGKILL);
     for (int r = 1; r < t.size; ++r) reap(rk.pid[r], 10);
     std::fflush(nullptr);
     _exit(code);   // no teardown: a communicator whose peers were killed may wait for them
@@ -415,7 +459,8 @@ inline int fail_alone(int code, const std::string& message) {
 // The copy transport's all-reduce: every rank's `count` values (host or device memory, as the two
 // copy kinds say) to every rank through the board, each rank reducing them in rank order.
 template <class T>
-void copy_all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op, cudaMemcpyKind to_board, cudaMemcpyKind from_board) {
+void copy_all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op, cudaMemcpyKind to_board,
+                     cudaMemcpyKind from_board) {
     Team& t = team();
     CUDA_CHECK(cudaDeviceSynchronize());
     std::vector<BoardPiece> sends, recvs;
@@ -424,22 +469,25 @@ void copy_all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op, cudaM
         sends.push_back({q, send, nullptr, count * sizeof(T)});
         recvs.push_back({q, nullptr, got.data() + size_t(q) * count, count * sizeof(T)});
     }
-    board().all_to_all(t.rank, sends, recvs,
+    board().all_to_all(
+        t.rank, sends, recvs,
         [&](void* b, const void* src, size_t bytes) { CUDA_CHECK(cudaMemcpy(b, src, bytes, to_board)); },
         [](void* dst, const void* b, size_t bytes) { std::memcpy(dst, b, bytes); });
     for (size_t i = 0; i < count; ++i) {
         T a = got[i];
         for (int q = 1; q < t.size; ++q) {
             T v = got[size_t(q) * count + i];
-            a = op == ncclSum ? T(a + v) : op == ncclMax ? std::max(a, v) : op == ncclMin ? std::min(a, v) : throw std::logic_error("copy transport: reduction not offered");
+            a = op == ncclSum   ? T(a + v)
+                : op == ncclMax ? std::max(a, v)
+                : op == ncclMin ? std::min(a, v)
+                                : throw std::logic_error("copy transport: reduction not offered");
         }
         acc[i] = a;
     }
     CUDA_CHECK(cudaMemcpy(recv, acc.data(), count * sizeof(T), from_board));
 }
 
-template <class T>
-void all_reduce_host(T* values, size_t count, ncclRedOp_t op) {
+template <class T> void all_reduce_host(T* values, size_t count, ncclRedOp_t op) {
     Team& t = team();
     if (t.copy) return copy_all_reduce(values, values, count, op, cudaMemcpyHostToHost, cudaMemcpyHostToHost);
     static course::DeviceArray<double> buf;   // room for the largest call so far
@@ -451,15 +499,21 @@ void all_reduce_host(T* values, size_t count, ncclRedOp_t op) {
     CUDA_CHECK(cudaMemcpyAsync(values, d, bytes, cudaMemcpyDeviceToHost, t.stream));
     CUDA_CHECK(cudaStreamSynchronize(t.stream));
 }
-inline int max_over_ranks(int v) { int32_t x = v; all_reduce_host(&x, 1, ncclMax); return x; }
-inline double max_over_ranks(double v) { all_reduce_host(&v, 1, ncclMax); return v; }
+inline int max_over_ranks(int v) {
+    int32_t x = v;
+    all_reduce_host(&x, 1, ncclMax);
+    return x;
+}
+inline double max_over_ranks(double v) {
+    all_reduce_host(&v, 1, ncclMax);
+    return v;
+}
 // true when every rank says true
 inline bool all_ranks(bool mine) { return max_over_ranks(mine ? 0 : 1) == 0; }
 
 // Rank 0 receives every rank's `count` elements of d (counts may differ), in rank order: the one
 // array the checker reads. Other ranks return an empty vector. Collective.
-template <class T>
-std::vector<T> gather_to_lead(const T* d, size_t count) {
+template <class T> std::vector<T> gather_to_lead(const T* d, size_t count) {
     Team& t = team();
     std::vector<double> counts(t.size, 0.0);
     counts[t.rank] = double(count);
@@ -478,8 +532,11 @@ std::vector<T> gather_to_lead(const T* d, size_t count) {
         for (int r = 1; r < t.size && t.lead(); at += size_t(counts[r]), ++r)
             recvs.push_back({r, nullptr, all.data() + at, size_t(counts[r]) * sizeof(T)});
         CUDA_CHECK(cudaDeviceSynchronize());
-        board().all_to_all(t.rank, sends, recvs,
-            [](void* b, const void* src, size_t bytes) { CUDA_CHECK(cudaMemcpy(b, src, bytes, cudaMemcpyDeviceToHost)); },
+        board().all_to_all(
+            t.rank, sends, recvs,
+            [](void* b, const void* src, size_t bytes) {
+                CUDA_CHECK(cudaMemcpy(b, src, bytes, cudaMemcpyDeviceToHost));
+            },
             [](void* dst, const void* b, size_t bytes) { std::memcpy(dst, b, bytes); });
         return all;
     }
@@ -518,7 +575,8 @@ inline course::CheckResult agree(course::CheckResult mine) {
 // Copy transport: device pieces (BoardPiece: peer, src or dst, bytes) to and from every rank at once.
 inline void copy_exchange(const std::vector<BoardPiece>& sends, const std::vector<BoardPiece>& recvs) {
     CUDA_CHECK(cudaDeviceSynchronize());   // what is sent is written, whichever stream wrote it
-    board().all_to_all(team().rank, sends, recvs,
+    board().all_to_all(
+        team().rank, sends, recvs,
         [](void* b, const void* src, size_t bytes) { CUDA_CHECK(cudaMemcpy(b, src, bytes, cudaMemcpyDeviceToHost)); },
         [](void* dst, const void* b, size_t bytes) { CUDA_CHECK(cudaMemcpy(dst, b, bytes, cudaMemcpyHostToDevice)); });
     CUDA_CHECK(cudaDeviceSynchronize());   // what arrived is in place before any stream reads it
@@ -541,16 +599,19 @@ inline void all_gather(const void* send, void* recv, size_t bytes) {
 
 // The element-wise sum, max or min of every rank's `count` values, on every rank (ncclAllReduce;
 // send == recv allowed).
-template <class T>
-void all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op) {
+template <class T> void all_reduce(const T* send, T* recv, size_t count, ncclRedOp_t op) {
     Team& t = team();
     if (!t.copy) NCCL_CHECK(ncclAllReduce(send, recv, count, nccl_type<T>(), op, t.comm, t.stream));
     else copy_all_reduce(send, recv, count, op, cudaMemcpyDeviceToHost, cudaMemcpyHostToDevice);
 }
 
 // Several collectives as one NCCL group (nothing under the copy transport, whose calls complete).
-inline void group_start() { if (!team().copy) NCCL_CHECK(ncclGroupStart()); }
-inline void group_end() { if (!team().copy) NCCL_CHECK(ncclGroupEnd()); }
+inline void group_start() {
+    if (!team().copy) NCCL_CHECK(ncclGroupStart());
+}
+inline void group_end() {
+    if (!team().copy) NCCL_CHECK(ncclGroupEnd());
+}
 
 // ---- one case, as each rank holds it ---------------------------------------------------------
 
@@ -563,8 +624,12 @@ public:
         ev_.assign(names_.size() + 1, nullptr);
         for (auto& e : ev_) CUDA_CHECK(cudaEventCreate(&e));
     }
-    ~Steps() { for (auto e : ev_) cudaEventDestroy(e); }
-    void begin() { if (!ev_.empty()) CUDA_CHECK(cudaEventRecord(ev_[0], team().stream)); }
+    ~Steps() {
+        for (auto e : ev_) cudaEventDestroy(e);
+    }
+    void begin() {
+        if (!ev_.empty()) CUDA_CHECK(cudaEventRecord(ev_[0], team().stream));
+    }
     void end(int step) { end(step, team().stream); }
     // A step that ends on another stream (11's exchange, whose rounds run beside the first merges).
     void end(int step, cudaStream_t s) { CUDA_CHECK(cudaEventRecord(ev_[step + 1], s)); }
@@ -578,6 +643,7 @@ public:
         return out;
     }
     const std::vector<std::string>& names() const { return names_; }
+
 private:
     std::vector<std::string> names_;
     std::vector<cudaEvent_t> ev_;
@@ -592,8 +658,8 @@ public:
     virtual void poison() = 0;
     // Collective: every rank calls it; pass each rank's own verdict through agree().
     virtual course::CheckResult check() = 0;
-    uint64_t n = 0;           // the whole problem's size
-    double bytes = 0;         // bytes the problem must move (as the one-GPU version counts them)
+    uint64_t n = 0;     // the whole problem's size
+    double bytes = 0;   // bytes the problem must move (as the one-GPU version counts them)
     Steps steps;
     std::vector<double> link_bytes;   // per step: bytes this rank sends to other GPUs (0: none)
 };
@@ -616,14 +682,13 @@ inline void gpu_barrier() {
 }
 
 struct JobTiming {
-    course::Timing whole;              // max over GPUs of (barrier -> this GPU's last step), per rep
-    std::vector<double> step_ms;       // per step: median over reps of the max over GPUs
+    course::Timing whole;          // max over GPUs of (barrier -> this GPU's last step), per rep
+    std::vector<double> step_ms;   // per step: median over reps of the max over GPUs
 };
 
 // Each rep: every GPU flushes its L2, meets the others at a GPU barrier, records its start, runs
 // its share, records its end; the rep's time is the slowest GPU's. Median and min over reps.
-template <class Work>
-JobTiming time_job(Work&& work, Steps* steps, int reps, int warmup = 2) {
+template <class Work> JobTiming time_job(Work&& work, Steps* steps, int reps, int warmup = 2) {
     Team& t = team();
     for (int i = 0; i < warmup; ++i) work();
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -682,19 +747,25 @@ inline double link_busbw_gbps(size_t* measured_bytes = nullptr) {
             size_t free_b = 0, total_b = 0;
             CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
             // 512 MiB, or 64 MiB where that does not fit on every GPU (all GPUs must agree).
-            bytes = all_ranks(double(512ull << 20) + (1ull << 30) < double(free_b)) ? size_t(512) << 20 : size_t(64) << 20;
+            bytes =
+                all_ranks(double(512ull << 20) + (1ull << 30) < double(free_b)) ? size_t(512) << 20 : size_t(64) << 20;
             bool fits = all_ranks(double(bytes) + (256ull << 20) < double(free_b));
             if (fits) {
                 course::DeviceArray<float> buf(bytes / sizeof(float));
                 CUDA_CHECK(cudaMemset(buf.data(), 0, bytes));
-                JobTiming jt = time_job([&] {
-                    NCCL_CHECK(ncclAllReduce(buf.data(), buf.data(), buf.size(), ncclFloat32, ncclSum, t.comm, t.stream));
-                }, nullptr, 10);
+                JobTiming jt = time_job(
+                    [&] {
+                        NCCL_CHECK(
+                            ncclAllReduce(buf.data(), buf.data(), buf.size(), ncclFloat32, ncclSum, t.comm, t.stream));
+                    },
+                    nullptr, 10);
                 double algbw = double(bytes) / (jt.whole.ms_median * 1e6);
                 gbps = algbw * 2.0 * (t.size - 1) / t.size;
                 if (t.lead())
-                    std::printf("link: ncclAllReduce of %zu MiB on %d GPUs: %.3f ms, bus bandwidth %.1f GB/s "
-                                "(the exchange steps' roofline)\n", bytes >> 20, t.size, jt.whole.ms_median, gbps);
+                    std::printf(
+                        "link: ncclAllReduce of %zu MiB on %d GPUs: %.3f ms, bus bandwidth %.1f GB/s "
+                        "(the exchange steps' roofline)\n",
+                        bytes >> 20, t.size, jt.whole.ms_median, gbps);
             }
         }
     }
@@ -707,7 +778,8 @@ inline double link_busbw_gbps(size_t* measured_bytes = nullptr) {
 // moves those bytes through memory.
 inline double copy_gbps_all(double bytes, int reps) {
     static std::vector<std::pair<double, double>> cache;
-    for (auto& c : cache) if (c.first == bytes) return c.second;
+    for (auto& c : cache)
+        if (c.first == bytes) return c.second;
     Team& t = team();
     size_t half = std::max<size_t>(size_t(bytes / t.size / 2), 4);
     size_t free_b = 0, total_b = 0;
@@ -715,9 +787,9 @@ inline double copy_gbps_all(double bytes, int reps) {
     if (!all_ranks(2.0 * half + (64 << 20) < double(free_b))) return 0;
     course::DeviceArray<unsigned char> a(half), b(half);
     CUDA_CHECK(cudaMemset(a.data(), 1, half));
-    JobTiming jt = time_job([&] {
-        CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), half, cudaMemcpyDeviceToDevice, t.stream));
-    }, nullptr, std::max(reps, 5));
+    JobTiming jt =
+        time_job([&] { CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), half, cudaMemcpyDeviceToDevice, t.stream)); },
+                 nullptr, std::max(reps, 5));
     double g = 2.0 * half * t.size / (jt.whole.ms_median * 1e6);
     cache.push_back({bytes, g});
     return g;
@@ -741,23 +813,32 @@ inline void append_csv(const std::string& path, const course::LessonDef& def, co
     FILE* f = course::open_csv(path);
     std::fprintf(f, "%s,%s,%s,%s,%llu,%s,%s,%d,%.6f,%.6f,%.2f,%.2f,%s%s\n", course::device().name.c_str(),
                  def.lesson.c_str(), def.version.c_str(), c.dtype.empty() ? "-" : c.dtype.c_str(),
-                 (unsigned long long)c.n, c.dist.c_str(), param_text(def, c).c_str(), t.reps, t.ms_median,
-                 t.ms_min, gbps, copy, ok ? "PASS" : "FAIL", course::csv_provenance().c_str());
+                 (unsigned long long)c.n, c.dist.c_str(), param_text(def, c).c_str(), t.reps, t.ms_median, t.ms_min,
+                 gbps, copy, ok ? "PASS" : "FAIL", course::csv_provenance().c_str());
     bool written = !std::ferror(f);
     if (std::fclose(f) != 0 || !written) throw course::UsageError("cannot write a row to --csv file '" + path + "'");
 }
 
 // An outcome every rank reached together (a case refused or skipped on every rank alike): the job
 // ends in order, rank 0 saying why. Any other exception is one rank's alone (fail_alone).
-struct TeamRefusal : course::UsageError { using UsageError::UsageError; };
-struct TeamSkip : course::SkipCase { using SkipCase::SkipCase; };
+struct TeamRefusal : course::UsageError {
+    using UsageError::UsageError;
+};
+struct TeamSkip : course::SkipCase {
+    using SkipCase::SkipCase;
+};
 
 // Host memory is the host's, shared by every rank (they all run here), and each rank builds the
 // whole input: a job asks for its rank's need, checked as P x that against what the host had
 // free before the case (every rank compares the same numbers, so they agree). Under the copy
 // transport the GPU is shared too: device memory is checked the same way.
-struct Room { double host = 0, device = 0; };   // free when the case began (the least any rank saw)
-inline Room& room() { static Room r; return r; }
+struct Room {
+    double host = 0, device = 0;
+};   // free when the case began (the least any rank saw)
+inline Room& room() {
+    static Room r;
+    return r;
+}
 inline void take_room_snapshot() {
     double host = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE)), dev = 0;
     if (team().copy) {
@@ -791,13 +872,19 @@ inline int run_case(const course::LessonDef& def, const MakeJob& make_job, const
     Team& t = team();
     const bool lead = t.lead();
     std::unique_ptr<Job> job;
-    int refused = 0;                      // 0 built, 1 skipped (SkipCase), 2 usage error
+    int refused = 0;   // 0 built, 1 skipped (SkipCase), 2 usage error
     std::string why;
-    take_room_snapshot();                 // before any rank builds this case's input
-    try { job = make_job(o, c); }
-    catch (const course::SkipCase& s) { refused = 1; why = s.what(); }
-    catch (const course::UsageError& u) { refused = 2; why = u.what(); }
-    refused = max_over_ranks(refused);    // a case runs on every GPU or on none
+    take_room_snapshot();   // before any rank builds this case's input
+    try {
+        job = make_job(o, c);
+    } catch (const course::SkipCase& s) {
+        refused = 1;
+        why = s.what();
+    } catch (const course::UsageError& u) {
+        refused = 2;
+        why = u.what();
+    }
+    refused = max_over_ranks(refused);   // a case runs on every GPU or on none
     std::string what = course::describe(def, c) + (t.copy ? " ranks=" : " gpus=") + std::to_string(t.size);
     if (why.empty() && refused) why = "another GPU could not set this case up";
     if (refused == 2) throw TeamRefusal(why);
@@ -810,10 +897,12 @@ inline int run_case(const course::LessonDef& def, const MakeJob& make_job, const
     if (!announced && lead) {
         const course::DeviceInfo& dev = course::device();
         if (t.copy)
-            std::printf("%s/%s: %d ranks on one %s (%d SMs, sm_%d%d), one process each, exchanging through host "
-                        "memory (the copy transport: checks every rank's data path; its times are no multi-GPU "
-                        "measurement), seed %llu\n", def.lesson.c_str(), def.version.c_str(), t.size, dev.name.c_str(),
-                        dev.sm_count, dev.cc_major, dev.cc_minor, (unsigned long long)o.seed);
+            std::printf(
+                "%s/%s: %d ranks on one %s (%d SMs, sm_%d%d), one process each, exchanging through host "
+                "memory (the copy transport: checks every rank's data path; its times are no multi-GPU "
+                "measurement), seed %llu\n",
+                def.lesson.c_str(), def.version.c_str(), t.size, dev.name.c_str(), dev.sm_count, dev.cc_major,
+                dev.cc_minor, (unsigned long long)o.seed);
         else
             std::printf("%s/%s on %d x %s (%d SMs, sm_%d%d each), one process per GPU, seed %llu\n", def.lesson.c_str(),
                         def.version.c_str(), t.size, dev.name.c_str(), dev.sm_count, dev.cc_major, dev.cc_minor,
@@ -884,15 +973,18 @@ inline int run_case(const course::LessonDef& def, const MakeJob& make_job, const
 // all of them. def.make_trial is not used: the program's jobs come from make_job. --input/--output
 // are not offered here.
 inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& make_job) {
-    def.cli.extras.push_back({"gpus", true, "how many GPUs (default: every visible GPU); one process each, joined by NCCL"});
-    def.cli.extras.push_back({"ranks", true, "P ranks (processes) on ONE GPU, exchanging through host memory instead of "
-                                             "NCCL: checks P ranks' partition, exchange and merge on one GPU (1 to 64); "
-                                             "its times measure no link"});
+    def.cli.extras.push_back(
+        {"gpus", true, "how many GPUs (default: every visible GPU); one process each, joined by NCCL"});
+    def.cli.extras.push_back({"ranks", true,
+                              "P ranks (processes) on ONE GPU, exchanging through host memory instead of "
+                              "NCCL: checks P ranks' partition, exchange and merge on one GPU (1 to 64); "
+                              "its times measure no link"});
     course::Options o = course::parse_options(argc, argv, def.cli);
     int want = 0;
     bool copy = false;
     try {
-        if (!o.input.empty() || !o.output.empty()) course::usage_error("--input/--output are not offered by the multi-GPU programs");
+        if (!o.input.empty() || !o.output.empty())
+            course::usage_error("--input/--output are not offered by the multi-GPU programs");
         auto count_option = [&](const char* name, uint64_t lo) {
             uint64_t g = 0;
             if (!course::parse_count(o.get(name), g) || g < lo || g > uint64_t(kMaxRanks))
@@ -902,7 +994,9 @@ inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& ma
         };
         if (o.has("gpus")) want = count_option("gpus", 1);
         if (o.has("ranks")) {
-            if (want > 1) course::usage_error("--ranks runs every rank on one GPU: it cannot go with --gpus " + std::to_string(want));
+            if (want > 1)
+                course::usage_error("--ranks runs every rank on one GPU: it cannot go with --gpus " +
+                                    std::to_string(want));
             want = count_option("ranks", 1);
             copy = true;
         }
@@ -914,7 +1008,8 @@ inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& ma
         // the first case (an old file must have this program's columns: course::open_csv).
         if (!o.csv.empty()) {
             struct stat st;
-            FILE* f = stat(o.csv.c_str(), &st) == 0 && st.st_size > 0 ? course::open_csv(o.csv) : std::fopen(o.csv.c_str(), "a");
+            FILE* f = stat(o.csv.c_str(), &st) == 0 && st.st_size > 0 ? course::open_csv(o.csv)
+                                                                      : std::fopen(o.csv.c_str(), "a");
             if (!f) course::usage_error("cannot open --csv file '" + o.csv + "' for appending");
             std::fclose(f);
         }
@@ -942,7 +1037,10 @@ inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& ma
             std::string why = def.beyond_limit ? def.beyond_limit(c) : "";
             if (why.empty()) runnable.push_back(c);
             else if (!o.test && !o.sweep) throw TeamRefusal(why);
-            else { ++beyond; beyond_why = why; }
+            else {
+                ++beyond;
+                beyond_why = why;
+            }
         }
         if (beyond && lead) std::printf("note: %zu cases beyond this version's limit are not run\n", beyond);
         int passed = 0, failed = 0, skipped = 0;
@@ -952,22 +1050,23 @@ inline int drive(int argc, char** argv, course::LessonDef def, const MakeJob& ma
         }
         // A battery that checked nothing has not passed (every case past the limit, or skipped).
         if (o.test && passed + failed == 0)
-            throw TeamRefusal("the battery ran no case on " + std::to_string(team().size) + (copy ? " ranks" : " GPUs") +
-                              ": " + std::to_string(beyond) + " beyond this version's limit" +
-                              (beyond_why.empty() ? "" : " (" + beyond_why + ")") + ", " + std::to_string(skipped) + " skipped");
+            throw TeamRefusal("the battery ran no case on " + std::to_string(team().size) +
+                              (copy ? " ranks" : " GPUs") + ": " + std::to_string(beyond) +
+                              " beyond this version's limit" + (beyond_why.empty() ? "" : " (" + beyond_why + ")") +
+                              ", " + std::to_string(skipped) + " skipped");
         if (o.test && lead) {
             std::printf("%s: %d passed, %d failed", def.version.c_str(), passed, failed);
             if (skipped) std::printf(", %d skipped", skipped);
             std::printf("\n");
         }
         code = failed ? course::kExitWrong : course::kExitPass;
-    } catch (const TeamSkip& e) { code = lead ? course::refuse(e) : course::kExitUsage;
-    } catch (const TeamRefusal& e) { code = lead ? course::refuse(e) : course::kExitUsage;
-    } catch (const course::Refusal& e) { return fail_alone(course::kExitUsage, e.what());
-    } catch (const std::exception& e) { return fail_alone(course::kExitCudaError, e.what());
-    }
+    } catch (const TeamSkip& e) { code = lead ? course::refuse(e) : course::kExitUsage; } catch (const TeamRefusal& e) {
+        code = lead ? course::refuse(e) : course::kExitUsage;
+    } catch (const course::Refusal& e) {
+        return fail_alone(course::kExitUsage, e.what());
+    } catch (const std::exception& e) { return fail_alone(course::kExitCudaError, e.what()); }
     std::fflush(stdout);
     return finish_team(code);
 }
 
-}  // namespace mgpu
+}   // namespace mgpu

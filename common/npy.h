@@ -22,16 +22,18 @@
 
 namespace course {
 
-struct NpyError : Refusal { using Refusal::Refusal; };
+struct NpyError : Refusal {
+    using Refusal::Refusal;
+};
 
 template <class T> const char* npy_descr();
-template <> inline const char* npy_descr<int32_t>()  { return "<i4"; }
+template <> inline const char* npy_descr<int32_t>() { return "<i4"; }
 template <> inline const char* npy_descr<uint32_t>() { return "<u4"; }
-template <> inline const char* npy_descr<int64_t>()  { return "<i8"; }
+template <> inline const char* npy_descr<int64_t>() { return "<i8"; }
 template <> inline const char* npy_descr<uint64_t>() { return "<u8"; }
-template <> inline const char* npy_descr<float>()    { return "<f4"; }
-template <> inline const char* npy_descr<double>()   { return "<f8"; }
-template <> inline const char* npy_descr<uint8_t>()  { return "|u1"; }
+template <> inline const char* npy_descr<float>() { return "<f4"; }
+template <> inline const char* npy_descr<double>() { return "<f8"; }
+template <> inline const char* npy_descr<uint8_t>() { return "|u1"; }
 
 // The header is a Python dict literal, e.g. {'descr': '<i4', 'fortran_order': False, 'shape': (5,), }
 // followed by spaces and a newline. Parsed strictly into key -> value text ('<i4', False, (5,)):
@@ -40,7 +42,9 @@ inline std::map<std::string, std::string> npy_header_dict(const std::string& h, 
     auto bad = [&](const std::string& why) { return NpyError(path + ": malformed .npy header (" + why + ")"); };
     std::map<std::string, std::string> dict;
     size_t i = 0;
-    auto skip = [&] { while (i < h.size() && (h[i] == ' ' || h[i] == '\n')) ++i; };
+    auto skip = [&] {
+        while (i < h.size() && (h[i] == ' ' || h[i] == '\n')) ++i;
+    };
     auto expect = [&](char c) {
         skip();
         if (i >= h.size() || h[i] != c) throw bad(std::string("expected '") + c + "'");
@@ -63,16 +67,23 @@ inline std::map<std::string, std::string> npy_header_dict(const std::string& h, 
     expect('{');
     while (true) {
         skip();
-        if (i < h.size() && h[i] == '}') { ++i; break; }
+        if (i < h.size() && h[i] == '}') {
+            ++i;
+            break;
+        }
         std::string key = value();
         if (key.size() < 2 || key[0] != '\'') throw bad("a key is not a string");
         key = key.substr(1, key.size() - 2);
-        if (key != "descr" && key != "fortran_order" && key != "shape") throw bad("unknown key '" + printable(key) + "'");
+        if (key != "descr" && key != "fortran_order" && key != "shape")
+            throw bad("unknown key '" + printable(key) + "'");
         if (dict.count(key)) throw bad("key '" + key + "' twice");
         expect(':');
         dict[key] = value();
         skip();
-        if (i < h.size() && h[i] == ',') { ++i; continue; }
+        if (i < h.size() && h[i] == ',') {
+            ++i;
+            continue;
+        }
         expect('}');
         break;
     }
@@ -95,8 +106,7 @@ struct NpyHeader {
 // Reads and checks the header of an open .npy file: magic, version, length, dict, dtype T, C order,
 // and a shape of at most 2^50 elements; data_bytes is what the file holds after the header (not yet
 // compared with the shape: read_npy_header does that).
-template <class T>
-NpyHeader parse_npy_header(FILE* f, const std::string& path) {
+template <class T> NpyHeader parse_npy_header(FILE* f, const std::string& path) {
     if (std::fseek(f, 0, SEEK_END) != 0) throw NpyError(path + ": cannot seek (not a regular file?)");
     long size_l = std::ftell(f);
     if (size_l < 0 || std::fseek(f, 0, SEEK_SET) != 0) throw NpyError(path + ": cannot tell its size");
@@ -114,8 +124,7 @@ NpyHeader parse_npy_header(FILE* f, const std::string& path) {
         prefix = 12;
     } else throw NpyError(path + ": unsupported .npy format version " + std::to_string(major));
     if (header_len > (1u << 20)) throw NpyError(path + ": malformed .npy header (too long)");
-    if (prefix + header_len > file_size)
-        throw NpyError(path + ": truncated .npy header (the file ends inside it)");
+    if (prefix + header_len > file_size) throw NpyError(path + ": truncated .npy header (the file ends inside it)");
     std::string header(header_len, '\0');
     if (header_len && std::fread(&header[0], 1, header_len, f) != header_len)
         throw NpyError(path + ": truncated .npy header");
@@ -133,8 +142,8 @@ NpyHeader parse_npy_header(FILE* f, const std::string& path) {
     bool same = descr == want || (sizeof(T) == 1 && descr.size() == 3 && descr.substr(1) == want.substr(1)) ||
                 (descr.size() == 3 && descr[0] == '=' && descr.substr(1) == want.substr(1));
     if (!same)
-        throw NpyError(path + ": dtype '" + printable(descr) + "' but this program needs " +
-                       TypeName<T>::get() + " ('" + want + "')");
+        throw NpyError(path + ": dtype '" + printable(descr) + "' but this program needs " + TypeName<T>::get() +
+                       " ('" + want + "')");
     h.descr = descr;
     h.shape = shape;
     // shape: "(N,)", "(R, C)", ... : decimal numbers separated by commas, an optional trailing comma
@@ -171,8 +180,7 @@ NpyHeader parse_npy_header(FILE* f, const std::string& path) {
 
 // The header, and that the file holds exactly the bytes the shape claims. Nothing is allocated from
 // a claim of the file before that claim is checked against the file's size.
-template <class T>
-NpyHeader read_npy_header(FILE* f, const std::string& path) {
+template <class T> NpyHeader read_npy_header(FILE* f, const std::string& path) {
     NpyHeader h = parse_npy_header<T>(f, path);
     if (h.data_bytes != h.elements * sizeof(T))
         throw NpyError(path + ": the header's shape " + printable(h.shape) + " needs " +
@@ -183,11 +191,13 @@ NpyHeader read_npy_header(FILE* f, const std::string& path) {
 
 namespace detail {
 // want_dims: 1 or 2; 0 accepts either (a matrix reader that takes a 1-D file as one row).
-template <class T>
-std::vector<T> load_npy_dims(const std::string& path, size_t want_dims, NpyHeader& h) {
+template <class T> std::vector<T> load_npy_dims(const std::string& path, size_t want_dims, NpyHeader& h) {
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) throw NpyError(path + ": cannot open (" + std::strerror(errno) + ")");
-    struct Closer { FILE* f; ~Closer() { std::fclose(f); } } closer{f};
+    struct Closer {
+        FILE* f;
+        ~Closer() { std::fclose(f); }
+    } closer{f};
     h = read_npy_header<T>(f, path);
     bool fits = want_dims ? h.dims.size() == want_dims : (h.dims.size() == 1 || h.dims.size() == 2);
     if (!fits) {
@@ -195,8 +205,7 @@ std::vector<T> load_npy_dims(const std::string& path, size_t want_dims, NpyHeade
         for (size_t i = 0; i < h.dims.size(); ++i) shape += (i ? ", " : "") + std::to_string(h.dims[i]);
         shape += h.dims.size() == 1 ? ",)" : ")";
         throw NpyError(path + ": array has shape " + shape + "; a " +
-                       (want_dims ? std::to_string(want_dims) + "-D" : std::string("1-D or 2-D")) +
-                       " array is needed");
+                       (want_dims ? std::to_string(want_dims) + "-D" : std::string("1-D or 2-D")) + " array is needed");
     }
     // Only now, with the size checked against the file, is memory taken.
     std::vector<T> data(h.elements);
@@ -204,18 +213,16 @@ std::vector<T> load_npy_dims(const std::string& path, size_t want_dims, NpyHeade
         throw NpyError(path + ": truncated data (header says " + std::to_string(h.elements) + " elements)");
     return data;
 }
-}  // namespace detail
+}   // namespace detail
 
 // Reads a 1-D array of exactly type T.
-template <class T>
-std::vector<T> load_npy(const std::string& path) {
+template <class T> std::vector<T> load_npy(const std::string& path) {
     NpyHeader h;
     return detail::load_npy_dims<T>(path, 1, h);
 }
 
 // Reads a 2-D C-order array of exactly type T (shape (rows, cols), row-major).
-template <class T>
-std::vector<T> load_npy_2d(const std::string& path, uint64_t& rows, uint64_t& cols) {
+template <class T> std::vector<T> load_npy_2d(const std::string& path, uint64_t& rows, uint64_t& cols) {
     NpyHeader h;
     std::vector<T> data = detail::load_npy_dims<T>(path, 2, h);
     rows = h.dims[0];
@@ -224,8 +231,7 @@ std::vector<T> load_npy_2d(const std::string& path, uint64_t& rows, uint64_t& co
 }
 
 // Reads a matrix: a 2-D C-order array (rows, cols), or a 1-D array as one row (1, n).
-template <class T>
-std::vector<T> load_npy_matrix(const std::string& path, uint64_t& rows, uint64_t& cols) {
+template <class T> std::vector<T> load_npy_matrix(const std::string& path, uint64_t& rows, uint64_t& cols) {
     NpyHeader h;
     std::vector<T> data = detail::load_npy_dims<T>(path, 0, h);
     rows = h.dims.size() == 2 ? h.dims[0] : 1;
@@ -234,34 +240,30 @@ std::vector<T> load_npy_matrix(const std::string& path, uint64_t& rows, uint64_t
 }
 
 namespace detail {
-template <class T>
-void save_npy_shape(const std::string& path, const T* data, size_t n, const std::string& shape) {
-    std::string header = std::string("{'descr': '") + npy_descr<T>() +
-                         "', 'fortran_order': False, 'shape': " + shape + ", }";
+template <class T> void save_npy_shape(const std::string& path, const T* data, size_t n, const std::string& shape) {
+    std::string header =
+        std::string("{'descr': '") + npy_descr<T>() + "', 'fortran_order': False, 'shape': " + shape + ", }";
     // Pad with spaces so that magic + version + length + header + '\n' is a multiple of 64.
     size_t total = 10 + header.size() + 1;
     header.append((64 - total % 64) % 64, ' ');
     header += '\n';
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) throw NpyError(path + ": cannot write (" + std::strerror(errno) + ")");
-    unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-                             (unsigned char)(header.size() & 255), (unsigned char)(header.size() >> 8)};
-    bool ok = std::fwrite(pre, 1, 10, f) == 10 &&
-              std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+    unsigned char pre[10] = {
+        0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(header.size() & 255), (unsigned char)(header.size() >> 8)};
+    bool ok = std::fwrite(pre, 1, 10, f) == 10 && std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
               (n == 0 || std::fwrite(data, sizeof(T), n, f) == n);
     ok = (std::fclose(f) == 0) && ok;
     if (!ok) throw NpyError(path + ": write failed");
 }
-}  // namespace detail
+}   // namespace detail
 
-template <class T>
-void save_npy(const std::string& path, const T* data, size_t n) {
+template <class T> void save_npy(const std::string& path, const T* data, size_t n) {
     detail::save_npy_shape(path, data, n, "(" + std::to_string(n) + ",)");
 }
 
 // Writes a 2-D C-order array: rows x cols elements, row-major.
-template <class T>
-void save_npy_2d(const std::string& path, const T* data, uint64_t rows, uint64_t cols) {
+template <class T> void save_npy_2d(const std::string& path, const T* data, uint64_t rows, uint64_t cols) {
     detail::save_npy_shape(path, data, size_t(rows * cols),
                            "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
 }
@@ -272,4 +274,4 @@ inline std::string npy_sibling(const std::string& path, const std::string& suffi
     return (npy ? path.substr(0, path.size() - 4) : path) + suffix + ".npy";
 }
 
-}  // namespace course
+}   // namespace course

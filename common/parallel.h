@@ -15,10 +15,12 @@ inline unsigned cpu_threads() {
 
 // Calls body(begin, end, chunk_index) on contiguous chunks of [0, n), one chunk per thread.
 // Small n runs inline so that tiny cases do not pay for thread start-up.
-template <class Body>
-void parallel_chunks(size_t n, Body body, size_t min_per_thread = size_t(1) << 16) {
+template <class Body> void parallel_chunks(size_t n, Body body, size_t min_per_thread = size_t(1) << 16) {
     unsigned threads = unsigned(std::min<size_t>(cpu_threads(), n / min_per_thread + 1));
-    if (threads <= 1) { body(size_t(0), n, 0u); return; }
+    if (threads <= 1) {
+        body(size_t(0), n, 0u);
+        return;
+    }
     std::vector<std::thread> pool;
     size_t per = (n + threads - 1) / threads;
     for (unsigned t = 0; t < threads; ++t) {
@@ -28,9 +30,10 @@ void parallel_chunks(size_t n, Body body, size_t min_per_thread = size_t(1) << 1
     for (auto& th : pool) th.join();
 }
 
-template <class Body>
-void parallel_for(size_t n, Body body) {
-    parallel_chunks(n, [&](size_t b, size_t e, unsigned) { for (size_t i = b; i < e; ++i) body(i); });
+template <class Body> void parallel_for(size_t n, Body body) {
+    parallel_chunks(n, [&](size_t b, size_t e, unsigned) {
+        for (size_t i = b; i < e; ++i) body(i);
+    });
 }
 
-}  // namespace course
+}   // namespace course

@@ -7,7 +7,9 @@
 
 namespace mgpu {
 
-struct Slice { size_t begin = 0, count = 0; };
+struct Slice {
+    size_t begin = 0, count = 0;
+};
 inline Slice slice_of(size_t n, int rank, int ranks) {
     size_t base = n / size_t(ranks), extra = n % size_t(ranks);
     size_t r = size_t(rank);
@@ -44,4 +46,4 @@ inline int pair_round(int g, int p, int P) {
     return -1;
 }
 
-}  // namespace mgpu
+}   // namespace mgpu

@@ -9,7 +9,9 @@ namespace course {
 // What a program refuses rather than fails at: a bad option or input file, a case this GPU or this
 // version cannot run. drive() turns any of them into one line and exit 2; any other exception is a
 // bug and still ends the program loudly. (SkipCase, UsageError: device.cuh; NpyError: npy.h.)
-struct Refusal : std::runtime_error { using std::runtime_error::runtime_error; };
+struct Refusal : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // `s` made safe to show inside a one-line message: every control character (newline, carriage
 // return, escape, ...) is written as \xNN, so no file or argument can split the line into several
@@ -25,7 +27,11 @@ inline std::string escaped(const std::string& s, size_t max, bool ascii_only, co
         unsigned char c = static_cast<unsigned char>(s[i]);
         bool shown_as_is = c >= 32 && c != 127 && (c < 127 || !ascii_only);
         if (shown_as_is) out += char(c);
-        else { char b[8]; std::snprintf(b, sizeof b, "\\x%02x", c); out += b; }
+        else {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\x%02x", c);
+            out += b;
+        }
     }
     return i < s.size() ? out + cut_mark : out;
 }
@@ -38,4 +44,4 @@ inline std::string printable(const std::string& s, size_t max = 60) { return esc
 // the course prints goes through it.
 inline std::string one_line(const std::string& s) { return escaped(s, 2000, false, ""); }
 
-}  // namespace course
+}   // namespace course

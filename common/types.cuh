@@ -49,4 +49,4 @@ template <template <class> class Launcher, class... Ts> struct Launchers {
     static TypeList<Ts...> types() { return {}; }
 };
 
-}  // namespace course
+}   // namespace course

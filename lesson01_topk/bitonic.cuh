@@ -24,7 +24,10 @@ __device__ inline void block_sort_desc(uint64_t* s, int m) {
                 if (j > i) {
                     uint64_t a = s[i], b = s[j];
                     bool descending = (i & size) == 0;
-                    if ((a < b) == descending) { s[i] = b; s[j] = a; }
+                    if ((a < b) == descending) {
+                        s[i] = b;
+                        s[j] = a;
+                    }
                 }
             }
             __syncthreads();
@@ -41,7 +44,10 @@ __device__ inline void block_merge_desc(uint64_t* s, int m) {
             int j = i ^ stride;
             if (j > i) {
                 uint64_t a = s[i], b = s[j];
-                if (a < b) { s[i] = b; s[j] = a; }
+                if (a < b) {
+                    s[i] = b;
+                    s[j] = a;
+                }
             }
         }
         __syncthreads();
@@ -60,7 +66,7 @@ __device__ __forceinline__ uint64_t warp_sort_desc(uint64_t x) {
     for (int size = 2; size <= 32; size *= 2) {
 #pragma unroll
         for (int stride = size / 2; stride > 0; stride /= 2) {
-            bool lower = (lane & stride) == 0;             // the lane that keeps the first of the pair
+            bool lower = (lane & stride) == 0;   // the lane that keeps the first of the pair
             bool descending = (lane & size) == 0 || size == 32;
             x = cmp_swap_lane(x, stride, lower == descending);
         }
@@ -74,8 +80,7 @@ __device__ __forceinline__ uint64_t warp_sort_desc(uint64_t x) {
 // in its own run plus the number of values of the other run that go before it (a binary search; equal
 // values of the left run go first). Each merge is two barriers (all read, then all write), where the
 // bitonic sort has a barrier a step: 15 for m = 1024 against 55. Contains barriers: call from every thread.
-template <int kPer>
-__device__ inline void block_merge_sort_desc(uint64_t* s, int m) {
+template <int kPer> __device__ inline void block_merge_sort_desc(uint64_t* s, int m) {
     if (m < 32) return block_sort_desc(s, m);
     const int t = threadIdx.x, nt = blockDim.x;
     for (int i = t; i < m; i += nt) s[i] = warp_sort_desc(s[i]);   // whole warps: m and nt are multiples of 32
@@ -90,7 +95,7 @@ __device__ inline void block_merge_sort_desc(uint64_t* s, int m) {
             x[j] = s[i];
             const int own = i & ~(run - 1), other = own ^ run;
             const bool left = own < other;
-            int lo = 0, hi = run;            // how many of the other run go before x[j]
+            int lo = 0, hi = run;   // how many of the other run go before x[j]
             while (lo < hi) {
                 const int mid = (lo + hi) / 2;
                 const uint64_t y = s[other + mid];
@@ -189,7 +194,7 @@ __device__ void block_bin_rank_desc(uint64_t* s, int m, uint32_t* hist, Emit&& e
         run += c;
     }
     __syncthreads();
-    if (s_big) {                             // a crowded bin: compare instead
+    if (s_big) {   // a crowded bin: compare instead
         int p2 = 32;
         while (p2 < m) p2 *= 2;
         for (int i = m + t; i < p2; i += kThreads) s[i] = 0;
@@ -214,9 +219,9 @@ __device__ void block_bin_rank_desc(uint64_t* s, int m, uint32_t* hist, Emit&& e
         }
 }
 
-}  // namespace bitonic
+}   // namespace bitonic
 
 // The most results topk_05_radix_select orders by counting in shared memory (32 KB of packed values).
 constexpr size_t kSmallSortMax = 4096;
 
-}  // namespace topk
+}   // namespace topk

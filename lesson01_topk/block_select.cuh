@@ -19,10 +19,10 @@ using topk::pack;
 using topk::packed_index;
 using topk::to_key;
 
-constexpr int kBlock = 1024;                 // threads a block: one row's select
-constexpr int kBins = 2048;                  // the widest digit (11 bits)
-constexpr uint32_t kMaxK = 2048;             // the winners are sorted in shared memory: k <= this
-constexpr uint32_t kCap = 4096;              // candidates a block holds (32 KB): with the counts, under 48 KB
+constexpr int kBlock = 1024;       // threads a block: one row's select
+constexpr int kBins = 2048;        // the widest digit (11 bits)
+constexpr uint32_t kMaxK = 2048;   // the winners are sorted in shared memory: k <= this
+constexpr uint32_t kCap = 4096;    // candidates a block holds (32 KB): with the counts, under 48 KB
 constexpr uint32_t kPerThread = kCap / kBlock;
 static_assert(kMaxK <= kCap && kCap % kBlock == 0 && kMaxK % kBlock == 0, "block_select's sizes");
 
@@ -32,7 +32,9 @@ __device__ __forceinline__ bool has_prefix(uint32_t key, uint32_t prefix, int pb
     return pbits == 0 || (key >> (32 - pbits)) == prefix;
 }
 
-struct Choice { uint32_t bucket, above, count; };
+struct Choice {
+    uint32_t bucket, above, count;
+};
 // Shared memory of one digit step: the counts, the scan's warp totals, the chosen bucket.
 struct DigitSmem {
     uint32_t hist[kBins];
@@ -43,7 +45,7 @@ struct DigitSmem {
 struct SelectSmem {
     DigitSmem digit;
     uint64_t cand[kCap];
-    uint32_t n, ties;                        // candidates appended; copies of the k-th key taken
+    uint32_t n, ties;   // candidates appended; copies of the k-th key taken
 };
 
 // The bucket b of hist[0..bins) that holds the target-th largest key (bucket bins-1 holds the largest):
@@ -59,7 +61,10 @@ __device__ inline Choice choose_bucket(DigitSmem& sm, int bins, uint32_t target)
         uint32_t run = before;
         for (int j = 0; j < per; ++j) {
             const uint32_t b = bins - 1 - (t * per + j), h = sm.hist[b];
-            if (run + h >= target) { sm.choice = {b, run, h}; break; }
+            if (run + h >= target) {
+                sm.choice = {b, run, h};
+                break;
+            }
             run += h;
         }
     }
@@ -103,8 +108,17 @@ __device__ __forceinline__ void for_each_in_row(const float* __restrict__ row, u
     for (uint32_t q = t; q < vecs; q += 2 * kBlock) {
         const float4 a = v[q], b = q + kBlock < vecs ? v[q + kBlock] : float4{};
         const uint32_t c = body + 4 * q;
-        f(a.x, c); f(a.y, c + 1); f(a.z, c + 2); f(a.w, c + 3);
-        if (q + kBlock < vecs) { const uint32_t d = c + 4 * kBlock; f(b.x, d); f(b.y, d + 1); f(b.z, d + 2); f(b.w, d + 3); }
+        f(a.x, c);
+        f(a.y, c + 1);
+        f(a.z, c + 2);
+        f(a.w, c + 3);
+        if (q + kBlock < vecs) {
+            const uint32_t d = c + 4 * kBlock;
+            f(b.x, d);
+            f(b.y, d + 1);
+            f(b.z, d + 2);
+            f(b.w, d + 3);
+        }
     }
     for (uint64_t c = body + uint64_t(4) * vecs + t; c < end; c += kBlock) f(row[c], uint32_t(c));
 }
@@ -130,7 +144,10 @@ __device__ inline uint32_t keep_at_or_above(const float* __restrict__ row, uint3
 // copies of it, from the row, appended to sm.cand (kk of them in all). Barriers inside.
 __device__ inline void collect_from_row(const float* __restrict__ row, uint32_t len, bool smallest, uint32_t kth,
                                         uint32_t rem, SelectSmem& sm) {
-    if (threadIdx.x == 0) { sm.n = 0; sm.ties = 0; }
+    if (threadIdx.x == 0) {
+        sm.n = 0;
+        sm.ties = 0;
+    }
     __syncthreads();
     for_each_in_row(row, 0, len, [&](float x, uint32_t c) {
         const uint32_t key = to_key(x, smallest);
@@ -142,7 +159,7 @@ __device__ inline void collect_from_row(const float* __restrict__ row, uint32_t 
 // The full select over a row in global memory: three digit passes find the kk-th key, a fourth pass
 // collects the winners into sm.cand[0, kk). Four reads of the row; any row. Barriers inside.
 __device__ inline void select_from_row(const float* __restrict__ row, uint32_t len, bool smallest, uint32_t kk,
-                                      SelectSmem& sm) {
+                                       SelectSmem& sm) {
     uint32_t prefix = 0, rem = kk;
     int pbits = 0;
     while (pbits < 32)
@@ -159,12 +176,18 @@ __device__ inline void select_candidates(uint32_t n, uint32_t kk, SelectSmem& sm
     uint32_t prefix = 0, rem = kk;
     int pbits = 0;
     while (pbits < 32)
-        narrow([&](auto g) { for (uint32_t i = t; i < n; i += kBlock) g(uint32_t(sm.cand[i] >> 32)); }, prefix, pbits,
-               rem, sm.digit);
+        narrow(
+            [&](auto g) {
+                for (uint32_t i = t; i < n; i += kBlock) g(uint32_t(sm.cand[i] >> 32));
+            },
+            prefix, pbits, rem, sm.digit);
     uint64_t mine[kPerThread];
 #pragma unroll
     for (uint32_t j = 0; j < kPerThread; ++j) mine[j] = t + j * kBlock < n ? sm.cand[t + j * kBlock] : kEmpty;
-    if (t == 0) { sm.n = 0; sm.ties = 0; }
+    if (t == 0) {
+        sm.n = 0;
+        sm.ties = 0;
+    }
     __syncthreads();
 #pragma unroll
     for (uint32_t j = 0; j < kPerThread; ++j) {
@@ -192,4 +215,4 @@ __device__ inline void sort_and_write(const float* __restrict__ row, uint32_t le
     }
 }
 
-}  // namespace block_select
+}   // namespace block_select

@@ -26,9 +26,9 @@ inline int block_for_k(size_t k) { return k <= 32 ? 128 : k <= 64 ? 64 : 32; }
 // Larger elements move down one place to make room; the smallest falls off the end.
 struct Insert {
     __device__ __forceinline__ static void apply(uint64_t* list, int stride, int k, uint64_t x) {
-        if (x <= list[(k - 1) * stride]) return;      // not better than the current k-th
+        if (x <= list[(k - 1) * stride]) return;   // not better than the current k-th
         int j = k - 1;
-        while (j > 0 && list[(j - 1) * stride] < x) { // shift the smaller ones down
+        while (j > 0 && list[(j - 1) * stride] < x) {   // shift the smaller ones down
             list[j * stride] = list[(j - 1) * stride];
             --j;
         }
@@ -40,8 +40,7 @@ struct Insert {
 // inserting the other list's elements one by one (the seed's way: O(k) per insertion). The other
 // list is sorted, so the first element that does not fit ends the merge. lists is [k][blockDim.x];
 // afterwards column 0 holds the block's top k. Contains barriers: call from every thread.
-template <class Ins = Insert>
-__device__ inline void merge_tree(uint64_t* lists, int k) {
+template <class Ins = Insert> __device__ inline void merge_tree(uint64_t* lists, int k) {
     const int stride = blockDim.x, t = threadIdx.x;
     uint64_t* mine = lists + t;
     for (int half = stride / 2; half > 0; half /= 2) {
@@ -53,7 +52,7 @@ __device__ inline void merge_tree(uint64_t* lists, int k) {
                 Ins::apply(mine, stride, k, x);
             }
         }
-        __syncthreads();                                // the round is finished before the next reads it
+        __syncthreads();   // the round is finished before the next reads it
     }
 }
 
@@ -62,12 +61,12 @@ __device__ inline void merge_tree(uint64_t* lists, int k) {
 template <class T, bool kFromInput, class Ins = Insert>
 __global__ void insertion_pass(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t m, int k,
                                bool smallest, uint64_t* __restrict__ out) {
-    extern __shared__ uint64_t lists[];                 // [k][blockDim.x]
+    extern __shared__ uint64_t lists[];   // [k][blockDim.x]
     const int stride = blockDim.x, t = threadIdx.x;
     uint64_t* mine = lists + t;
     for (int j = 0; j < k; ++j) mine[j * stride] = kEmpty;
     // Each thread walks a grid-stride slice of the elements (coalesced reads) into its own list.
-    uint64_t floor = kEmpty;                            // a register copy of my k-th: most elements stop here
+    uint64_t floor = kEmpty;   // a register copy of my k-th: most elements stop here
     for (size_t i = blockIdx.x * size_t(stride) + t; i < m; i += size_t(gridDim.x) * stride) {
         uint64_t x = kFromInput ? pack(to_key(in[i], smallest), uint32_t(i)) : cand[i];
         if (x <= floor) continue;
@@ -109,5 +108,5 @@ inline Limits limits() {
     return lim;
 }
 
-}  // namespace insertion
-}  // namespace topk
+}   // namespace insertion
+}   // namespace topk

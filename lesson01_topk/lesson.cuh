@@ -29,11 +29,15 @@
 // bfloat16: a bfloat16 .npy holds the bit patterns as '<u2' (torch: t.view(torch.uint16).numpy(),
 // or ml_dtypes' bfloat16 array .view(np.uint16)); float16 is NumPy's own '<f2'.
 namespace course {
-template <> struct TypeName<__half> { static const char* get() { return "float16"; } };
-template <> struct TypeName<__nv_bfloat16> { static const char* get() { return "bfloat16"; } };
+template <> struct TypeName<__half> {
+    static const char* get() { return "float16"; }
+};
+template <> struct TypeName<__nv_bfloat16> {
+    static const char* get() { return "bfloat16"; }
+};
 template <> inline const char* npy_descr<__half>() { return "<f2"; }
 template <> inline const char* npy_descr<__nv_bfloat16>() { return "<u2"; }
-}  // namespace course
+}   // namespace course
 
 // Semantics (README.md, "semantics card"):
 //   * out_vals[0..k) = the k largest values, in descending order; out_idx[j] = an index i with
@@ -78,8 +82,7 @@ __host__ __device__ __forceinline__ uint32_t float_bits(float v) {
 template <class T> constexpr bool is_half_float = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
 // The raw 16 bits of a float16 / bfloat16, and back.
-template <class T>
-__host__ __device__ __forceinline__ uint16_t half_bits(T v) {
+template <class T> __host__ __device__ __forceinline__ uint16_t half_bits(T v) {
 #ifdef __CUDA_ARCH__
     if constexpr (std::is_same_v<T, __half>) return __half_as_ushort(v);
     else return __bfloat16_as_ushort(v);
@@ -89,8 +92,7 @@ __host__ __device__ __forceinline__ uint16_t half_bits(T v) {
     return b;
 #endif
 }
-template <class T>
-__host__ __device__ __forceinline__ T half_from_bits(uint16_t b) {
+template <class T> __host__ __device__ __forceinline__ T half_from_bits(uint16_t b) {
 #ifdef __CUDA_ARCH__
     if constexpr (std::is_same_v<T, __half>) return __ushort_as_half(b);
     else return __ushort_as_bfloat16(b);
@@ -113,7 +115,9 @@ __host__ __device__ __forceinline__ uint16_t half_key(uint16_t b, uint16_t inf_b
 __host__ __device__ __forceinline__ uint16_t half_key_bits(uint16_t key) {
     return (key & 0x8000u) ? uint16_t(key ^ 0x8000u) : uint16_t(~key);
 }
-template <class T> __host__ __device__ constexpr uint16_t half_inf_bits() { return std::is_same_v<T, __half> ? 0x7C00u : 0x7F80u; }
+template <class T> __host__ __device__ constexpr uint16_t half_inf_bits() {
+    return std::is_same_v<T, __half> ? 0x7C00u : 0x7F80u;
+}
 
 // ---- a threshold compared in the value's own type (08_sampled_rows' one-pass filter) ---------------
 // Testing key(x) >= tau costs the key transform on every element; a float comparison costs one
@@ -131,19 +135,17 @@ __host__ __device__ __forceinline__ float float_from_bits(uint32_t b) {
     return f;
 #endif
 }
-template <class T>
-__host__ __device__ __forceinline__ float as_float(T x) {
+template <class T> __host__ __device__ __forceinline__ float as_float(T x) {
     if constexpr (std::is_same_v<T, float>) return x;
     else if constexpr (std::is_same_v<T, __nv_bfloat16>) return float_from_bits(uint32_t(half_bits(x)) << 16);
     else return __half2float(x);
 }
-template <class T>
-__host__ __device__ inline float bar_of(uint32_t tau, bool smallest) {
+template <class T> __host__ __device__ inline float bar_of(uint32_t tau, bool smallest) {
     if constexpr (is_half_float<T>) {
         const uint16_t inf = half_inf_bits<T>();
         const uint16_t kl = uint16_t(smallest ? ~(tau >> 16) : (tau >> 16));   // the largest-order key
         uint16_t b = half_key_bits(kl);
-        if ((b & 0x7FFFu) > inf) b = uint16_t((b & 0x8000u) | inf);           // a NaN pattern: +-inf
+        if ((b & 0x7FFFu) > inf) b = uint16_t((b & 0x8000u) | inf);   // a NaN pattern: +-inf
         return as_float(half_from_bits<T>(b));
     } else {
         const uint32_t kl = smallest ? ~tau : tau;
@@ -152,8 +154,7 @@ __host__ __device__ inline float bar_of(uint32_t tau, bool smallest) {
         return float_from_bits(b);
     }
 }
-template <class T>
-__host__ __device__ __forceinline__ bool passes(T x, float bar, bool smallest) {
+template <class T> __host__ __device__ __forceinline__ bool passes(T x, float bar, bool smallest) {
     const float f = as_float(x);
     return smallest ? f <= bar : !(f < bar);
 }
@@ -161,8 +162,7 @@ __host__ __device__ __forceinline__ bool passes(T x, float bar, bool smallest) {
 // Element i of a 16-byte vector of T (4 floats, or 8 float16 / bfloat16). The word is chosen by
 // selects, not by indexing an array: an i known only at run time (08's loop over the elements that
 // pass) would put such an array in local memory.
-template <class T>
-__device__ __forceinline__ T vec_elem(const uint4& v, int i) {
+template <class T> __device__ __forceinline__ T vec_elem(const uint4& v, int i) {
     const int q = i / int(4 / sizeof(T));
     const uint32_t w = q < 2 ? (q == 0 ? v.x : v.y) : (q == 2 ? v.z : v.w);
     if constexpr (sizeof(T) == 4) return __uint_as_float(w);
@@ -175,16 +175,14 @@ __device__ __forceinline__ T vec_elem(const uint4& v, int i) {
 // one instruction for two elements where passes() takes two for one (widen, compare). They are
 // native for float16 from sm_53 and bfloat16 from sm_90 (packed_compare); elsewhere the library
 // compares half by half, so those test each element. bar is a value of T (bar_of), so T(bar) is exact.
-template <class T>
-__device__ constexpr bool packed_compare() {
+template <class T> __device__ constexpr bool packed_compare() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     return std::is_same_v<T, __half>;
 #else
     return is_half_float<T>;
 #endif
 }
-template <class T>
-__device__ __forceinline__ uint32_t passes_mask(const uint4& v, float bar, bool smallest) {
+template <class T> __device__ __forceinline__ uint32_t passes_mask(const uint4& v, float bar, bool smallest) {
     if constexpr (packed_compare<T>()) {
         using T2 = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
         const uint32_t b = half_bits(T(bar)), bb = b | b << 16;
@@ -207,23 +205,21 @@ __device__ __forceinline__ uint32_t passes_mask(const uint4& v, float bar, bool 
 
 // float16/bfloat16: the 16-bit key in the top half, the bottom half 0 in BOTH directions (only
 // the 16 bits are inverted for smallest), so radix digits below bit 16 never split a row's keys.
-template <class T>
-__host__ __device__ __forceinline__ uint32_t half_to_key(T v, bool smallest) {
+template <class T> __host__ __device__ __forceinline__ uint32_t half_to_key(T v, bool smallest) {
     uint16_t h = half_key(half_bits(v), half_inf_bits<T>());
     return uint32_t(uint16_t(smallest ? ~h : h)) << 16;
 }
 
-template <class T>
-__host__ __device__ __forceinline__ uint32_t to_key(T v, bool smallest) {
+template <class T> __host__ __device__ __forceinline__ uint32_t to_key(T v, bool smallest) {
     if constexpr (is_half_float<T>) {
         return half_to_key(v, smallest);
     } else {
         uint32_t key;
         if constexpr (std::is_same_v<T, float>) {
             uint32_t b = float_bits(v);
-            if ((b & 0x7FFFFFFFu) > 0x7F800000u) key = 0xFFFFFFFFu;     // any NaN: above +inf
+            if ((b & 0x7FFFFFFFu) > 0x7F800000u) key = 0xFFFFFFFFu;   // any NaN: above +inf
             else {
-                if (b == 0x80000000u) b = 0;                            // -0.0 -> +0.0
+                if (b == 0x80000000u) b = 0;   // -0.0 -> +0.0
                 key = (b & 0x80000000u) ? ~b : (b | 0x80000000u);
             }
         } else if constexpr (std::is_same_v<T, int32_t>) {
@@ -239,8 +235,7 @@ __host__ __device__ __forceinline__ uint32_t to_key(T v, bool smallest) {
 // The narrowest key a library top-k can compare (CUB's bars): 32 bits for 32-bit types, the 16-bit
 // key itself for float16/bfloat16 (half the key bytes to move).
 template <class T> using NarrowKey = std::conditional_t<is_half_float<T>, uint16_t, uint32_t>;
-template <class T>
-struct NarrowKeyOf {
+template <class T> struct NarrowKeyOf {
     bool smallest;
     __host__ __device__ NarrowKey<T> operator()(T v) const {
         return NarrowKey<T>(to_key(v, smallest) >> (is_half_float<T> ? 16 : 0));
@@ -282,8 +277,7 @@ inline std::vector<std::string> dists() {
     return d;
 }
 
-template <class T>
-std::vector<T> make_input32(size_t n, const std::string& dist, uint64_t seed) {
+template <class T> std::vector<T> make_input32(size_t n, const std::string& dist, uint64_t seed) {
     std::vector<T> v;
     constexpr bool kFloat = std::is_floating_point_v<T>;
     if (dist == "negatives" || dist == "dupes" || dist == "topbits" || dist == "specials") {
@@ -297,25 +291,28 @@ std::vector<T> make_input32(size_t n, const std::string& dist, uint64_t seed) {
                 else if constexpr (std::is_signed_v<T>) p[i] = T(-1 - int64_t(h >> 34));
                 else p[i] = course::uniform_value<T>(h);
             } else if (dist == "dupes") {
-                uint32_t level = uint32_t(h >> 58);                 // 0..63
+                uint32_t level = uint32_t(h >> 58);   // 0..63
                 if constexpr (kFloat) p[i] = T(0.25 * level - 8.0);
                 else if constexpr (std::is_signed_v<T>) p[i] = T(int32_t(level) * 1000 - 30000);
                 else p[i] = T(level * 1000u);
             } else if (dist == "topbits") {
-                if constexpr (kFloat) p[i] = T(1.0 + u);               // [1, 2): 9 top bits shared
-                else p[i] = T(0x3F800000u | uint32_t(h >> 41));         // the same bit patterns
-            } else {                                                   // specials
+                if constexpr (kFloat) p[i] = T(1.0 + u);          // [1, 2): 9 top bits shared
+                else p[i] = T(0x3F800000u | uint32_t(h >> 41));   // the same bit patterns
+            } else {                                              // specials
                 if constexpr (kFloat) {
                     uint32_t r = uint32_t(h & 31), b;
                     switch (r) {
-                        case 0: b = 0x7F800000u; break;                // +inf
-                        case 1: b = 0xFF800000u; break;                // -inf
-                        case 2: b = 0x7FC00000u; break;                // NaN
-                        case 3: b = 0xFFC00000u; break;                // -NaN (still above +inf)
-                        case 4: b = 0x7F800001u; break;                // signalling-pattern NaN
-                        case 5: b = 0x00000000u; break;                // +0.0
-                        case 6: b = 0x80000000u; break;                // -0.0
-                        default: { float f = float(u * 2.0 - 1.0); std::memcpy(&b, &f, 4); }
+                        case 0: b = 0x7F800000u; break;   // +inf
+                        case 1: b = 0xFF800000u; break;   // -inf
+                        case 2: b = 0x7FC00000u; break;   // NaN
+                        case 3: b = 0xFFC00000u; break;   // -NaN (still above +inf)
+                        case 4: b = 0x7F800001u; break;   // signalling-pattern NaN
+                        case 5: b = 0x00000000u; break;   // +0.0
+                        case 6: b = 0x80000000u; break;   // -0.0
+                        default: {
+                            float f = float(u * 2.0 - 1.0);
+                            std::memcpy(&b, &f, 4);
+                        }
                     }
                     std::memcpy(&p[i], &b, 4);
                 } else {
@@ -331,8 +328,7 @@ std::vector<T> make_input32(size_t n, const std::string& dist, uint64_t seed) {
 }
 
 // float16 and bfloat16 inputs are the float32 ones rounded to nearest (so with more ties).
-template <class T>
-std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
+template <class T> std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
     if constexpr (is_half_float<T>) {
         std::vector<float> f = make_input32<float>(n, dist, seed);
         std::vector<T> v(n);
@@ -347,8 +343,7 @@ std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
 
 // ---- the CPU reference --------------------------------------------------------------------------
 
-template <class T>
-std::vector<uint32_t> keys_of(const std::vector<T>& in, bool smallest) {
+template <class T> std::vector<uint32_t> keys_of(const std::vector<T>& in, bool smallest) {
     std::vector<uint32_t> keys(in.size());
     course::parallel_for(in.size(), [&](size_t i) { keys[i] = to_key(in[i], smallest); });
     return keys;
@@ -360,20 +355,23 @@ std::vector<uint32_t> keys_of(const std::vector<T>& in, bool smallest) {
 inline uint32_t kth_largest_key(const std::vector<uint32_t>& keys, size_t k) {
     size_t n = keys.size();
     unsigned chunks = std::max(1u, std::min<unsigned>(course::cpu_threads(), unsigned(n / 65536 + 1)));
-    if (k > n / (4 * chunks)) chunks = 1;    // large k: the candidates would be most of the input
+    if (k > n / (4 * chunks)) chunks = 1;   // large k: the candidates would be most of the input
     std::vector<std::vector<uint32_t>> best(chunks);
     size_t per = (n + chunks - 1) / chunks;
-    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-        for (size_t c = cb; c < ce; ++c) {
-            size_t b = std::min(n, c * per), e = std::min(n, b + per);
-            std::vector<uint32_t> part(keys.begin() + b, keys.begin() + e);
-            size_t keep = std::min(k, part.size());
-            if (keep < part.size())
-                std::nth_element(part.begin(), part.begin() + (keep - 1), part.end(), std::greater<uint32_t>());
-            part.resize(keep);
-            best[c] = std::move(part);
-        }
-    }, 1);
+    course::parallel_chunks(
+        chunks,
+        [&](size_t cb, size_t ce, unsigned) {
+            for (size_t c = cb; c < ce; ++c) {
+                size_t b = std::min(n, c * per), e = std::min(n, b + per);
+                std::vector<uint32_t> part(keys.begin() + b, keys.begin() + e);
+                size_t keep = std::min(k, part.size());
+                if (keep < part.size())
+                    std::nth_element(part.begin(), part.begin() + (keep - 1), part.end(), std::greater<uint32_t>());
+                part.resize(keep);
+                best[c] = std::move(part);
+            }
+        },
+        1);
     std::vector<uint32_t> all;
     for (auto& b : best) all.insert(all.end(), b.begin(), b.end());
     std::nth_element(all.begin(), all.begin() + (k - 1), all.end(), std::greater<uint32_t>());
@@ -381,8 +379,8 @@ inline uint32_t kth_largest_key(const std::vector<uint32_t>& keys, size_t k) {
 }
 
 struct Reference {
-    uint32_t kth = 0;         // the k-th largest key
-    size_t greater = 0;       // how many keys are larger than it (all must be returned)
+    uint32_t kth = 0;     // the k-th largest key
+    size_t greater = 0;   // how many keys are larger than it (all must be returned)
 };
 
 inline Reference reference(const std::vector<uint32_t>& keys, size_t k) {
@@ -426,10 +424,9 @@ course::CheckResult check_topk(const T* in, const uint32_t* keys, size_t n, cons
     for (size_t j = 0; j < k; ++j) {
         std::string at = "[" + std::to_string(j) + "] ";
         if (idx[j] >= n)
-            return course::CheckResult::fail(at + "index " + std::to_string(idx[j]) + " is out of range (n=" +
-                                             std::to_string(n) + ")");
-        if (seen[idx[j]])
-            return course::CheckResult::fail(at + "index " + std::to_string(idx[j]) + " returned twice");
+            return course::CheckResult::fail(at + "index " + std::to_string(idx[j]) +
+                                             " is out of range (n=" + std::to_string(n) + ")");
+        if (seen[idx[j]]) return course::CheckResult::fail(at + "index " + std::to_string(idx[j]) + " returned twice");
         seen[idx[j]] = 1;
         uint32_t kv = to_key(vals[j], smallest);
         if (kv != keys[idx[j]])
@@ -451,9 +448,8 @@ course::CheckResult check_topk(const T* in, const uint32_t* keys, size_t n, cons
 }
 
 template <class T>
-course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint32_t>& keys,
-                               const Reference& ref, size_t k, bool smallest,
-                               const T* vals, const uint32_t* idx) {
+course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint32_t>& keys, const Reference& ref,
+                               size_t k, bool smallest, const T* vals, const uint32_t* idx) {
     return check_topk(in.data(), keys.data(), in.size(), ref, k, smallest, vals, idx);
 }
 
@@ -461,8 +457,7 @@ course::CheckResult check_topk(const std::vector<T>& in, const std::vector<uint3
 // them in output order (by key, ties by index), then checks them like any other version's. A value
 // that is not an input value still fails (its key matches no index's), so nothing is excused but
 // the order.
-template <class T>
-void order_results(T* vals, uint32_t* idx, size_t k, bool smallest) {
+template <class T> void order_results(T* vals, uint32_t* idx, size_t k, bool smallest) {
     std::vector<size_t> o(k);
     for (size_t j = 0; j < k; ++j) o[j] = j;
     std::sort(o.begin(), o.end(), [&](size_t a, size_t b) {
@@ -471,7 +466,10 @@ void order_results(T* vals, uint32_t* idx, size_t k, bool smallest) {
     });
     std::vector<T> v(k);
     std::vector<uint32_t> i(k);
-    for (size_t j = 0; j < k; ++j) { v[j] = vals[o[j]]; i[j] = idx[o[j]]; }
+    for (size_t j = 0; j < k; ++j) {
+        v[j] = vals[o[j]];
+        i[j] = idx[o[j]];
+    }
     std::copy(v.begin(), v.end(), vals);
     std::copy(i.begin(), i.end(), idx);
 }
@@ -488,8 +486,7 @@ inline bool split_smallest(std::string& dist) {
     return false;
 }
 
-template <class T>
-class TopkTrial : public course::Trial {
+template <class T> class TopkTrial : public course::Trial {
 public:
     TopkTrial(const course::Options& o, const course::Case& c, Launcher<T> fn, bool unsorted = false)
         : fn_(fn), k_(c.param), unsorted_(unsorted) {
@@ -512,7 +509,10 @@ public:
         d_in_.upload(input_);
     }
     void run() override { fn_(d_in_.data(), n, k_, smallest_, d_vals_.data(), d_idx_.data()); }
-    void poison() override { d_vals_.poison(); d_idx_.poison(); }
+    void poison() override {
+        d_vals_.poison();
+        d_idx_.poison();
+    }
     course::CheckResult check() override {
         std::vector<T> vals = d_vals_.download();
         std::vector<uint32_t> idx = d_idx_.download();
@@ -531,6 +531,7 @@ public:
         course::save_npy(ipath, idx.data(), idx.size());
         std::printf("wrote %s (values) and %s (indices)\n", path.c_str(), ipath.c_str());
     }
+
 private:
     Launcher<T> fn_;
     size_t k_;
@@ -545,15 +546,15 @@ private:
 // ---- the program --------------------------------------------------------------------------------
 
 struct Limits {
-    uint64_t max_k = uint64_t(1) << 32;          // versions that keep k candidates per thread state theirs
-    uint64_t max_n = (uint64_t(1) << 32) - 1;    // uint32 indices
+    uint64_t max_k = uint64_t(1) << 32;         // versions that keep k candidates per thread state theirs
+    uint64_t max_n = (uint64_t(1) << 32) - 1;   // uint32 indices
     const char* why = "uint32 indices";
-    uint64_t sweep_max_n = uint64_t(1) << 28;    // slow versions benchmark smaller sizes only
-    bool best = false;                           // the best version: k = n/2, n in the battery,
-                                                 // equal and topbits inputs in the sweep
-    bool half_floats = false;                    // float16 and bfloat16 launchers were given
-    bool unsorted = false;                       // results in any order (CUB's DeviceTopK): sorted
-                                                 // by the checker before it checks them
+    uint64_t sweep_max_n = uint64_t(1) << 28;   // slow versions benchmark smaller sizes only
+    bool best = false;                          // the best version: k = n/2, n in the battery,
+                                                // equal and topbits inputs in the sweep
+    bool half_floats = false;                   // float16 and bfloat16 launchers were given
+    bool unsorted = false;                      // results in any order (CUB's DeviceTopK): sorted
+                                                // by the checker before it checks them
 };
 
 template <class T> const char* dtype_name() { return course::TypeName<T>::get(); }
@@ -570,10 +571,10 @@ inline std::vector<course::Case> battery(const course::Options& o, const Limits&
     };
     const std::vector<uint64_t> all_k = {1, 2, 31, 32, 33, 100, 256, 1000, 1024, 2048};
     const std::vector<uint64_t> quick_k = {1, 32, 33, 1000, 2048};
-    const std::vector<std::string> float_shapes = o.quick
-        ? std::vector<std::string>{"uniform", "equal", "dupes", "topbits", "specials", "sorted"}
-        : std::vector<std::string>{"uniform", "sorted", "reversed", "equal", "few", "zipf", "extremes",
-                                   "negatives", "dupes", "topbits", "specials"};
+    const std::vector<std::string> float_shapes =
+        o.quick ? std::vector<std::string>{"uniform", "equal", "dupes", "topbits", "specials", "sorted"}
+                : std::vector<std::string>{"uniform",  "sorted",    "reversed", "equal",   "few",     "zipf",
+                                           "extremes", "negatives", "dupes",    "topbits", "specials"};
     const std::vector<std::string> int_shapes = {"uniform", "equal", "dupes", "extremes", "negatives", "sorted"};
     for (uint64_t n : course::battery_sizes(4096, o.quick, false)) {
         const auto& ks = o.quick ? quick_k : all_k;
@@ -602,7 +603,7 @@ inline std::vector<course::Case> battery(const course::Options& o, const Limits&
                     add(n, d, k, "float16");
                     add(n, d, k, "bfloat16");
                 }
-        if (n <= 4097) add(n, "dupes", n, "float32");                 // k = n: everything
+        if (n <= 4097) add(n, "dupes", n, "float32");   // k = n: everything
         if (lim.best)
             for (uint64_t k : {n / 2, n - 1, n})
                 for (const char* d : {"uniform", "equal", "dupes", "specials"}) add(n, d, k, "float32");
@@ -615,9 +616,15 @@ inline std::vector<course::Case> battery(const course::Options& o, const Limits&
         add(m24, "uniform", 256, "int32");
         add(m24, "dupes/smallest", 100, "uint32");
         add(m28, "uniform", 2048, "float32");
-        if (k16_ok(lim)) { add(m24, "uniform", 256, "bfloat16"); add(m24, "specials", 32, "float16"); }
+        if (k16_ok(lim)) {
+            add(m24, "uniform", 256, "bfloat16");
+            add(m24, "specials", 32, "float16");
+        }
         add(m28, "topbits", 32, "float32");
-        if (lim.best) { add(m24, "uniform", m24 / 2, "float32"); add(m28, "equal", 1024, "float32"); }
+        if (lim.best) {
+            add(m24, "uniform", m24 / 2, "float32");
+            add(m28, "equal", 1024, "float32");
+        }
     }
     return cases;
 }
@@ -625,7 +632,9 @@ inline std::vector<course::Case> battery(const course::Options& o, const Limits&
 inline std::vector<course::Case> sweep(const course::Options& o, const Limits& lim) {
     std::vector<course::Case> cases;
     std::vector<std::string> shapes = {o.dist};
-    if (lim.best) for (const char* d : {"equal", "topbits"}) if (o.dist != d) shapes.push_back(d);
+    if (lim.best)
+        for (const char* d : {"equal", "topbits"})
+            if (o.dist != d) shapes.push_back(d);
     for (auto& d : shapes) {
         for (uint64_t n : course::sweep_sizes(lim.sweep_max_n))
             for (uint64_t k : {32, 1024})
@@ -644,8 +653,8 @@ struct HalfLaunchers {
     Launcher<__nv_bfloat16> bf16 = nullptr;
 };
 
-inline int run_lesson(int argc, char** argv, const char* version, Launcher<float> f32,
-                      Launcher<int32_t> i32, Launcher<uint32_t> u32, Limits lim = {}, HalfLaunchers h = {}) {
+inline int run_lesson(int argc, char** argv, const char* version, Launcher<float> f32, Launcher<int32_t> i32,
+                      Launcher<uint32_t> u32, Limits lim = {}, HalfLaunchers h = {}) {
     lim.half_floats = h.f16 && h.bf16;
     course::LessonDef def;
     def.lesson = "01_topk";
@@ -654,7 +663,10 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.cli.summary = "top-k: the k largest (or --smallest) values and their indices";
     def.cli.dists = dists();
     def.cli.dtypes = {"float32", "int32", "uint32"};
-    if (lim.half_floats) { def.cli.dtypes.push_back("float16"); def.cli.dtypes.push_back("bfloat16"); }
+    if (lim.half_floats) {
+        def.cli.dtypes.push_back("float16");
+        def.cli.dtypes.push_back("bfloat16");
+    }
     def.cli.param_name = "k";
     def.cli.param_default = std::min<uint64_t>(32, lim.max_k);
     def.cli.param_min = 1;
@@ -675,13 +687,13 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
             course::usage_error("--k " + std::to_string(o.param) + " is larger than n=" + std::to_string(n) +
                                 " (k must be between 1 and n)");
         if (!o.input.empty() && (o.param > lim.max_k || n > lim.max_n))
-            course::usage_error("this version handles k <= " + std::to_string(lim.max_k) + " and n <= " +
-                                std::to_string(lim.max_n) + " (" + lim.why + ")");
+            course::usage_error("this version handles k <= " + std::to_string(lim.max_k) +
+                                " and n <= " + std::to_string(lim.max_n) + " (" + lim.why + ")");
     };
     def.beyond_limit = [lim](const course::Case& c) -> std::string {
         if (c.param > lim.max_k)
-            return "k=" + std::to_string(c.param) + " is beyond this version's limit of k <= " +
-                   std::to_string(lim.max_k) + " (" + lim.why + ")";
+            return "k=" + std::to_string(c.param) +
+                   " is beyond this version's limit of k <= " + std::to_string(lim.max_k) + " (" + lim.why + ")";
         if (c.n > lim.max_n)
             return "n=" + std::to_string(c.n) + " is beyond this version's limit of " + std::to_string(lim.max_n) +
                    " (" + lim.why + ")";
@@ -700,4 +712,4 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     return course::drive(argc, argv, def);
 }
 
-}  // namespace topk
+}   // namespace topk

@@ -49,7 +49,7 @@ __device__ __forceinline__ void rank_and_write(const uint64_t* s, uint32_t k, ui
 #pragma unroll
     for (int q = 0; q < R; ++q) {
         const uint32_t a = scan::warp_reduce(above[q], scan::Plus{});
-        if (lane == 0 && r0 + q < k && a < k) {      // (a broken version may leave slots unset)
+        if (lane == 0 && r0 + q < k && a < k) {   // (a broken version may leave slots unset)
             const uint32_t i = packed_index(mine[q]);
             out_idx[a] = i;
             if (i < n) out_vals[a] = in[i];
@@ -66,8 +66,9 @@ constexpr uint32_t kRankPerWarp = 4;   // results per warp
 // Orders K3's k results by counting (rank_and_write), 4 results a warp.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-rank_results(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ keys, const uint32_t* __restrict__ idx,
-             uint32_t k, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    rank_results(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ keys,
+                 const uint32_t* __restrict__ idx, uint32_t k, T* __restrict__ out_vals,
+                 uint32_t* __restrict__ out_idx) {
     constexpr int kPerThread = int(kSmallSortMax) / kBlock;
     __shared__ uint64_t s[kSmallSortMax];
     uint32_t key[kPerThread], id[kPerThread];
@@ -89,11 +90,12 @@ rank_results(const T* __restrict__ in, size_t n, const uint32_t* __restrict__ ke
 
 // The k results of K3 (unordered) to d_vals/d_idx, best first.
 template <class T>
-void order_results(const T* d_in, size_t n, size_t k, uint32_t* out_keys, uint32_t* out_idx,
-                   T* d_vals, uint32_t* d_idx) {
+void order_results(const T* d_in, size_t n, size_t k, uint32_t* out_keys, uint32_t* out_idx, T* d_vals,
+                   uint32_t* d_idx) {
     if (k <= kSmallSortMax) {
         const uint32_t per_block = kSmallWarps * kRankPerWarp;
-        rank_results<T><<<unsigned((k + per_block - 1) / per_block), kBlock>>>(d_in, n, out_keys, out_idx, uint32_t(k), d_vals, d_idx);
+        rank_results<T><<<unsigned((k + per_block - 1) / per_block), kBlock>>>(d_in, n, out_keys, out_idx, uint32_t(k),
+                                                                               d_vals, d_idx);
         CUDA_CHECK_LAST();
     } else {
         uint32_t* sk = course::scratch_as<uint32_t>(4, k);
@@ -108,5 +110,5 @@ void order_results(const T* d_in, size_t n, size_t k, uint32_t* out_keys, uint32
     }
 }
 
-}  // namespace radix
-}  // namespace topk
+}   // namespace radix
+}   // namespace topk

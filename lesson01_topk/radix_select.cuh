@@ -17,7 +17,7 @@ namespace topk {
 namespace radix {
 
 constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems;   // 4096 elements per tile
-constexpr int kBins = 2048;                                          // 11-bit digits
+constexpr int kBins = 2048;                                         // 11-bit digits
 
 __host__ __device__ constexpr int digit_shift(int level) { return level == 0 ? 21 : level == 1 ? 10 : 0; }
 __host__ __device__ constexpr int digit_bins(int level) { return level == 2 ? 1024 : 2048; }
@@ -39,40 +39,46 @@ struct State {
     uint32_t hist[3][kBins];
     uint32_t sample_hist[2][kBins];
     uint32_t prefix[3], mask[3], bucket[3];
-    uint32_t above;           // answer elements known above the k-th key's bucket so far
-    uint32_t mode;            // for the next pass
-    uint32_t src, src_count;  // next pass reads: 0 the input, 1 + b candidate buffer b (src_count of them)
-    uint32_t write_buf;       // the next pass copies its candidates to its buffer
+    uint32_t above;            // answer elements known above the k-th key's bucket so far
+    uint32_t mode;             // for the next pass
+    uint32_t src, src_count;   // next pass reads: 0 the input, 1 + b candidate buffer b (src_count of them)
+    uint32_t write_buf;        // the next pass copies its candidates to its buffer
     uint32_t buf_count[3];
     uint32_t sample_bucket, sample_above;   // S0's choice, for S1
     uint32_t est_threshold, est_ok;         // the guess (keys >= it go to the buffer), and whether F runs
     uint32_t out_count, tie_count;
     uint32_t not_min[3], max[3];   // over the keys counted in pass L (atomicMax of ~key and of key)
-    uint32_t done_blocks[7];   // K0..K3, S0, S1, F
+    uint32_t done_blocks[7];       // K0..K3, S0, S1, F
 };
 
 // ---- choosing the bucket (exercise 3) -------------------------------------------------------------
 // Finds the bucket b of the k-th largest: above = hist[bins-1] + ... + hist[b+1] < target and
 // above + hist[b] >= target. Every thread of the block (kBlock) calls it; the result is returned to
 // all. found = false when the histogram holds fewer than `target` keys.
-struct Choice { uint32_t bucket, above, count; bool found; };
+struct Choice {
+    uint32_t bucket, above, count;
+    bool found;
+};
 
 struct FindBucket {
     __device__ static Choice apply(const uint32_t* hist, int bins, uint32_t target) {
         __shared__ uint32_t s_warp[kBlock / 32];
         __shared__ Choice s_choice;
-        const int per = bins / kBlock;             // 8 (or 4) bins per thread, from the top down
+        const int per = bins / kBlock;   // 8 (or 4) bins per thread, from the top down
         const int t = threadIdx.x;
         uint32_t mine = 0;
         for (int j = 0; j < per; ++j) mine += hist[bins - 1 - (t * per + j)];
         if (t == 0) s_choice = {0, 0, 0, false};
         uint32_t total;
         uint32_t before = scan::block_exclusive_scan<kBlock>(mine, 0u, total, s_warp);   // keys in higher bins
-        if (before < target && before + mine >= target) {    // exactly one thread's range crosses
+        if (before < target && before + mine >= target) {   // exactly one thread's range crosses
             uint32_t run = before;
             for (int j = 0; j < per; ++j) {
                 uint32_t b = bins - 1 - (t * per + j), h = hist[b];
-                if (run + h >= target) { s_choice = {b, run, h, true}; break; }
+                if (run + h >= target) {
+                    s_choice = {b, run, h, true};
+                    break;
+                }
                 run += h;
             }
         }
@@ -108,19 +114,20 @@ template <class T> __device__ __forceinline__ uint32_t bits_of(T v) {
 // Class of one element in a pass.
 enum Cls : uint8_t { kNone = 0, kOut = 1, kTie = 2, kCount = 4, kBuf = 8 };
 
-struct Buffers { uint2* b[3]; uint32_t cap; };
+struct Buffers {
+    uint2* b[3];
+    uint32_t cap;
+};
 
-template <bool kKeepTies>
-struct Policy { static constexpr bool keep_ties = kKeepTies; };
-
+template <bool kKeepTies> struct Policy { static constexpr bool keep_ties = kKeepTies; };
 
 // ---- one pass -------------------------------------------------------------------------------------
 // LEVEL 0: histogram of digit 0 (+ the sampled-guess buffer). LEVEL 1, 2: filter by digit L-1,
 // histogram digit L. LEVEL 3: the last filter. The last block to finish chooses the bucket.
 template <class T, int LEVEL, class Find, class Pol>
 __global__ void __launch_bounds__(kBlock)
-select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State* st, Buffers bufs,
-            uint32_t* __restrict__ out_keys, uint32_t* __restrict__ out_idx) {
+    select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State* st, Buffers bufs,
+                uint32_t* __restrict__ out_keys, uint32_t* __restrict__ out_idx) {
     __shared__ uint32_t s_hist[kBins];
     __shared__ uint64_t s_warp64[kBlock / 32];
     // The three bases, padded to 16 aligned bytes: nvcc reads them with one 16-byte load, which
@@ -131,8 +138,8 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     __shared__ uint32_t s_flag;
     const int t = threadIdx.x;
     const uint32_t mode = LEVEL == 0 ? kContinue : st->mode;
-    if (mode == kFinished) return;                       // the same for every block: nobody counts
-    const uint32_t src = st->src;                        // 0: the input; 1 + b: buffer b
+    if (mode == kFinished) return;   // the same for every block: nobody counts
+    const uint32_t src = st->src;    // 0: the input; 1 + b: buffer b
     const size_t count = src == 0 ? n : st->src_count;
     const uint2* buf_in = src == 0 ? nullptr : bufs.b[src - 1];
     const bool counting = LEVEL < 3 && mode == kContinue;
@@ -141,7 +148,8 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     const uint32_t k_rem = k - (LEVEL == 0 ? 0 : st->above);
     const uint32_t pm = LEVEL >= 2 ? st->mask[LEVEL - 2] : 0, pp = LEVEL >= 2 ? st->prefix[LEVEL - 2] : 0;
     const uint32_t b_prev = LEVEL >= 1 ? st->bucket[LEVEL - 1] : 0;
-    if (counting) for (int i = t; i < kBins; i += kBlock) s_hist[i] = 0;
+    if (counting)
+        for (int i = t; i < kBins; i += kBlock) s_hist[i] = 0;
     uint32_t kmin = 0xFFFFFFFFu, kmax = 0;
     __syncthreads();
 
@@ -154,7 +162,7 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     const size_t tile_keys = size_t(items) * kBlock;
     const size_t tiles = (count + tile_keys - 1) / tile_keys;
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        if (mode == kTiesOnly) {                         // enough ties taken (by any block): stop
+        if (mode == kTiesOnly) {   // enough ties taken (by any block): stop
             if (t == 0) s_flag = *(volatile uint32_t*)&st->tie_count >= k_rem;
             __syncthreads();
             if (s_flag) break;
@@ -190,7 +198,7 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
             if (valid) {
                 if (LEVEL == 0) {
                     c = kCount;
-                } else if ((key[j] & pm) == pp) {        // a candidate of the level before
+                } else if ((key[j] & pm) == pp) {   // a candidate of the level before
                     uint32_t d = digit_of(key[j], LEVEL - 1);
                     if (d > b_prev) c = kOut;
                     else if (d == b_prev) {
@@ -204,13 +212,16 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
             if (counting) {
                 bool cnt = c & kCount;
                 count_digit(s_hist, cnt, digit_of(key[j], LEVEL < 3 ? LEVEL : 0));
-                if (cnt) { kmin = min(kmin, key[j]); kmax = max(kmax, key[j]); }
+                if (cnt) {
+                    kmin = min(kmin, key[j]);
+                    kmax = max(kmax, key[j]);
+                }
             }
             n_out += (c & kOut) != 0;
             n_tie += (c & kTie) != 0;
             n_buf += (c & kBuf) != 0;
         }
-        if constexpr (LEVEL == 0) continue;             // K0 only counts
+        if constexpr (LEVEL == 0) continue;   // K0 only counts
         // One atomic per counter per tile: a block scan of the three counts (packed in 21-bit
         // fields: a tile has at most 4096 of each) gives each thread its offsets.
         uint64_t packed = uint64_t(n_out) | (uint64_t(n_tie) << 21) | (uint64_t(n_buf) << 42), total;
@@ -228,11 +239,17 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         for (int j = 0; j < kItems; ++j) {
             uint8_t c = cls[j];
             if (c & kOut) {
-                if (o < k) { out_keys[o] = key[j]; out_idx[o] = idx[j]; }
+                if (o < k) {
+                    out_keys[o] = key[j];
+                    out_idx[o] = idx[j];
+                }
                 ++o;
             }
-            if (c & kTie) {                               // the first k_rem tickets win
-                if (ti < k_rem) { out_keys[k - k_rem + ti] = key[j]; out_idx[k - k_rem + ti] = idx[j]; }
+            if (c & kTie) {   // the first k_rem tickets win
+                if (ti < k_rem) {
+                    out_keys[k - k_rem + ti] = key[j];
+                    out_idx[k - k_rem + ti] = idx[j];
+                }
                 ++ti;
             }
             if (c & kBuf) {
@@ -246,7 +263,7 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         for (int i = t; i < digit_bins(LEVEL < 3 ? LEVEL : 0); i += kBlock)
             if (s_hist[i]) atomicAdd(&st->hist[LEVEL < 3 ? LEVEL : 0][i], s_hist[i]);
         uint32_t nm = scan::warp_reduce(~kmin, scan::Max{}), mx = scan::warp_reduce(kmax, scan::Max{});
-        if ((t & 31) == 0 && mx >= ~nm) {                // this warp counted something
+        if ((t & 31) == 0 && mx >= ~nm) {   // this warp counted something
             atomicMax(&st->not_min[LEVEL < 3 ? LEVEL : 0], nm);
             atomicMax(&st->max[LEVEL < 3 ? LEVEL : 0], mx);
         }
@@ -259,7 +276,7 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     __syncthreads();
     if (!s_flag) return;
     __threadfence();
-    if (!counting) {                                     // this pass wrote the rest of the answer
+    if (!counting) {   // this pass wrote the rest of the answer
         if (t == 0) st->mode = kFinished;
         return;
     }
@@ -269,9 +286,9 @@ select_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     __syncthreads();
     Choice c = Find::apply(s_hist, digit_bins(L), k_rem);
     if (t == 0) {
-        if (!c.found) c = {0, 0, 0, false};             // cannot happen for 1 <= k <= n
+        if (!c.found) c = {0, 0, 0, false};   // cannot happen for 1 <= k <= n
         uint32_t b = c.bucket;
-        uint32_t rest = k_rem - c.above;                 // still needed from bucket b
+        uint32_t rest = k_rem - c.above;   // still needed from bucket b
         st->bucket[L] = b;
         st->prefix[L] = (L ? st->prefix[L - 1] : 0u) | (b << digit_shift(L));
         st->mask[L] = (L ? st->mask[L - 1] : 0u) | (uint32_t(digit_bins(L) - 1) << digit_shift(L));
@@ -296,7 +313,12 @@ inline unsigned pass_grid(size_t n) {
 }
 
 // One call's device scratch: the state, three candidate buffers of n/16 + 65536 pairs, the k results.
-struct PassScratch { State* st; Buffers bufs; uint32_t* out_keys; uint32_t* out_idx; };
+struct PassScratch {
+    State* st;
+    Buffers bufs;
+    uint32_t* out_keys;
+    uint32_t* out_idx;
+};
 inline PassScratch pass_scratch(size_t n, size_t k) {
     State* st = static_cast<State*>(course::scratch(0, sizeof(State)));
     uint32_t cap = uint32_t(std::min<size_t>(n / 16 + 65536, 0xFFFFFFFFu));
@@ -321,5 +343,5 @@ void run_passes(const T* d_in, size_t n, size_t k, bool smallest, State* st, Buf
     CUDA_CHECK_LAST();
 }
 
-}  // namespace radix
-}  // namespace topk
+}   // namespace radix
+}   // namespace topk

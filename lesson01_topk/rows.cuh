@@ -39,8 +39,7 @@ namespace rows {
 // Every row-wise version provides a launcher of this shape (device pointers; scratch from
 // course::scratch, so the timed runs never allocate).
 template <class T = float>
-using Launcher = void (*)(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest,
-                          T* d_vals, uint32_t* d_idx);
+using Launcher = void (*)(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx);
 
 // The end of a chunk of a row, [begin, begin + chunk) cut at cols (the many-blocks path M, the sampled pass),
 // in 64 bits: begin + chunk passes 2^32 when cols is close to it (tests/lesson01_host.cu checks
@@ -76,8 +75,7 @@ __global__ void row_offsets(int64_t* offsets, size_t rows, size_t k) {
 
 // A ragged row's unused slots (see the header): the checker demands exactly these.
 constexpr uint32_t kNoIndex = 0xFFFFFFFFu;
-template <class T>
-__host__ __device__ __forceinline__ T pad_value(bool smallest) {
+template <class T> __host__ __device__ __forceinline__ T pad_value(bool smallest) {
     if constexpr (topk::is_half_float<T>) {
         return topk::half_from_bits<T>(uint16_t(topk::half_inf_bits<T>() | (smallest ? 0u : 0x8000u)));
     } else {
@@ -94,7 +92,7 @@ struct RaggedLaunchers {
     RaggedLauncher<float> f32 = nullptr;
     RaggedLauncher<__half> f16 = nullptr;
     RaggedLauncher<__nv_bfloat16> bf16 = nullptr;
-    uint64_t max_k = ~uint64_t(0);           // the largest k these launchers take (refused while parsing beyond)
+    uint64_t max_k = ~uint64_t(0);   // the largest k these launchers take (refused while parsing beyond)
 };
 
 // ---- inputs ---------------------------------------------------------------------------------------
@@ -108,32 +106,35 @@ inline float row_value(int shape, uint64_t seed, uint64_t r, uint64_t c, uint64_
     uint64_t h = course::hash64(seed, r * cols + c);
     double u = course::unit_double(h);
     switch (shape) {
-        case 0: return float(u * 2.0 - 1.0);                                    // uniform [-1, 1)
-        case 1: return float(int(r % 7) - 3) * 0.5f;                            // equal: one value per row
-        case 2: {                                                               // nan: three NaN patterns
+        case 0: return float(u * 2.0 - 1.0);           // uniform [-1, 1)
+        case 1: return float(int(r % 7) - 3) * 0.5f;   // equal: one value per row
+        case 2: {                                      // nan: three NaN patterns
             uint32_t b = (h & 1) ? 0x7FC00000u : (h & 2) ? 0xFFC00000u : 0x7F800001u;
             float f;
             std::memcpy(&f, &b, 4);
             return f;
         }
-        case 3: return float(-1.0 + 2.0 * double(c) / double(cols));             // sorted (ascending)
-        case 4: return float(1.0 - 2.0 * double(c) / double(cols));              // reversed
-        case 5: return float(0.25 * double(h >> 58) - 8.0);                     // ties: 64 levels
-        case 6: {                                                               // specials
+        case 3: return float(-1.0 + 2.0 * double(c) / double(cols));   // sorted (ascending)
+        case 4: return float(1.0 - 2.0 * double(c) / double(cols));    // reversed
+        case 5: return float(0.25 * double(h >> 58) - 8.0);            // ties: 64 levels
+        case 6: {                                                      // specials
             uint32_t b;
             switch (h & 15) {
-                case 0: b = 0x7F800000u; break;                                 // +inf
-                case 1: b = 0xFF800000u; break;                                 // -inf
-                case 2: b = 0x7FC00000u; break;                                 // NaN
-                case 3: b = 0x80000000u; break;                                 // -0.0
-                case 4: b = 0x00000000u; break;                                 // +0.0
-                default: { float f = float(u * 2.0 - 1.0); std::memcpy(&b, &f, 4); }
+                case 0: b = 0x7F800000u; break;   // +inf
+                case 1: b = 0xFF800000u; break;   // -inf
+                case 2: b = 0x7FC00000u; break;   // NaN
+                case 3: b = 0x80000000u; break;   // -0.0
+                case 4: b = 0x00000000u; break;   // +0.0
+                default: {
+                    float f = float(u * 2.0 - 1.0);
+                    std::memcpy(&b, &f, 4);
+                }
             }
             float f;
             std::memcpy(&f, &b, 4);
             return f;
         }
-        default: return float(-1e-3 - 1000.0 * u);                              // negatives
+        default: return float(-1e-3 - 1000.0 * u);   // negatives
     }
 }
 
@@ -186,19 +187,22 @@ std::vector<T> make_ragged(const std::vector<int64_t>& offsets, uint64_t seed, b
     const uint64_t rows = offsets.size() - 1, n = uint64_t(offsets.back());
     std::vector<T> v(n);
     T* p = v.data();
-    course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned) {
-        for (size_t r = b; r < e; ++r) {
-            const uint64_t len = uint64_t(offsets[r + 1] - offsets[r]);
-            if (equal_rows && r > 0) {
-                const uint32_t bits[3] = {0x7FC00000u, 0x3F800000u, 0xFF800000u};   // NaN, 1.0, -inf
-                const T v = T(topk::float_from_bits(bits[r % 3]));
-                for (uint64_t c = 0; c < len; ++c) p[offsets[r] + c] = v;
-                continue;
+    course::parallel_chunks(
+        rows,
+        [&](size_t b, size_t e, unsigned) {
+            for (size_t r = b; r < e; ++r) {
+                const uint64_t len = uint64_t(offsets[r + 1] - offsets[r]);
+                if (equal_rows && r > 0) {
+                    const uint32_t bits[3] = {0x7FC00000u, 0x3F800000u, 0xFF800000u};   // NaN, 1.0, -inf
+                    const T v = T(topk::float_from_bits(bits[r % 3]));
+                    for (uint64_t c = 0; c < len; ++c) p[offsets[r] + c] = v;
+                    continue;
+                }
+                for (uint64_t c = 0; c < len; ++c)
+                    p[offsets[r] + c] = T(row_value(uniform || equal_rows ? 0 : int((r / 8) % 8), seed, r, c, len));
             }
-            for (uint64_t c = 0; c < len; ++c)
-                p[offsets[r] + c] = T(row_value(uniform || equal_rows ? 0 : int((r / 8) % 8), seed, r, c, len));
-        }
-    }, 1);
+        },
+        1);
     return v;
 }
 
@@ -207,43 +211,50 @@ std::vector<T> make_ragged(const std::vector<int64_t>& offsets, uint64_t seed, b
 // std::nth_element; rows in parallel. The checker is lesson.cuh's check_topk, row by row.
 inline std::vector<Reference> reference(const std::vector<uint32_t>& keys, uint64_t rows, uint64_t cols, uint64_t k) {
     std::vector<Reference> ref(rows);
-    course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned) {
-        std::vector<uint32_t> row;
-        for (size_t r = b; r < e; ++r) {
-            const uint32_t* kr = keys.data() + r * cols;
-            row.assign(kr, kr + cols);
-            std::nth_element(row.begin(), row.begin() + (k - 1), row.end(), std::greater<uint32_t>());
-            ref[r].kth = row[k - 1];
-            size_t g = 0;
-            for (size_t c = 0; c < cols; ++c) g += kr[c] > ref[r].kth;
-            ref[r].greater = g;
-        }
-    }, std::max<size_t>(1, (size_t(1) << 16) / cols));
+    course::parallel_chunks(
+        rows,
+        [&](size_t b, size_t e, unsigned) {
+            std::vector<uint32_t> row;
+            for (size_t r = b; r < e; ++r) {
+                const uint32_t* kr = keys.data() + r * cols;
+                row.assign(kr, kr + cols);
+                std::nth_element(row.begin(), row.begin() + (k - 1), row.end(), std::greater<uint32_t>());
+                ref[r].kth = row[k - 1];
+                size_t g = 0;
+                for (size_t c = 0; c < cols; ++c) g += kr[c] > ref[r].kth;
+                ref[r].greater = g;
+            }
+        },
+        std::max<size_t>(1, (size_t(1) << 16) / cols));
     return ref;
 }
 
 template <class T>
 course::CheckResult check_rows(const std::vector<T>& in, const std::vector<uint32_t>& keys,
-                               const std::vector<Reference>& ref, uint64_t rows, uint64_t cols,
-                               uint64_t k, bool smallest, const T* vals, const uint32_t* idx) {
+                               const std::vector<Reference>& ref, uint64_t rows, uint64_t cols, uint64_t k,
+                               bool smallest, const T* vals, const uint32_t* idx) {
     std::atomic<uint64_t> first_bad{rows};
     std::vector<course::CheckResult> res(course::cpu_threads());
-    course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned t) {
-        for (size_t r = b; r < e && r < first_bad.load(); ++r) {
-            course::CheckResult c = check_topk(in.data() + r * cols, keys.data() + r * cols, cols, ref[r], k,
-                                               smallest, vals + r * k, idx + r * k);
-            if (!c.ok) {
-                uint64_t cur = first_bad.load();
-                while (r < cur && !first_bad.compare_exchange_weak(cur, r)) {}
-                res[t] = course::CheckResult::fail("row " + std::to_string(r) + ": " + c.message);
-                break;
+    course::parallel_chunks(
+        rows,
+        [&](size_t b, size_t e, unsigned t) {
+            for (size_t r = b; r < e && r < first_bad.load(); ++r) {
+                course::CheckResult c = check_topk(in.data() + r * cols, keys.data() + r * cols, cols, ref[r], k,
+                                                   smallest, vals + r * k, idx + r * k);
+                if (!c.ok) {
+                    uint64_t cur = first_bad.load();
+                    while (r < cur && !first_bad.compare_exchange_weak(cur, r)) {}
+                    res[t] = course::CheckResult::fail("row " + std::to_string(r) + ": " + c.message);
+                    break;
+                }
             }
-        }
-    }, std::max<size_t>(1, (size_t(1) << 16) / cols));
+        },
+        std::max<size_t>(1, (size_t(1) << 16) / cols));
     if (first_bad.load() == rows) return course::CheckResult::pass();
     for (auto& c : res)   // the message of the first bad row
         if (!c.ok && c.message.rfind("row " + std::to_string(first_bad.load()) + ":", 0) == 0) return c;
-    for (auto& c : res) if (!c.ok) return c;
+    for (auto& c : res)
+        if (!c.ok) return c;
     return course::CheckResult::fail("a row failed");
 }
 
@@ -257,35 +268,49 @@ course::CheckResult check_ragged(const std::vector<T>& in, const std::vector<uin
     std::vector<course::CheckResult> res(rows);
     std::atomic<bool> bad{false};
     const T pad = pad_value<T>(smallest);
-    course::parallel_chunks(rows, [&](size_t b, size_t e, unsigned) {
-        for (size_t r = b; r < e && !bad.load(); ++r) {
-            const uint64_t start = uint64_t(offsets[r]), len = uint64_t(offsets[r + 1]) - start, kk = std::min(k, len);
-            course::CheckResult c = course::CheckResult::pass();
-            if (kk > 0) {
-                std::vector<uint32_t> row(keys.begin() + start, keys.begin() + start + len);
-                std::nth_element(row.begin(), row.begin() + (kk - 1), row.end(), std::greater<uint32_t>());
-                Reference ref;
-                ref.kth = row[kk - 1];
-                for (uint64_t i = 0; i < len; ++i) ref.greater += keys[start + i] > ref.kth;
-                c = check_topk(in.data() + start, keys.data() + start, len, ref, kk, smallest, vals + r * k, idx + r * k);
+    course::parallel_chunks(
+        rows,
+        [&](size_t b, size_t e, unsigned) {
+            for (size_t r = b; r < e && !bad.load(); ++r) {
+                const uint64_t start = uint64_t(offsets[r]), len = uint64_t(offsets[r + 1]) - start,
+                               kk = std::min(k, len);
+                course::CheckResult c = course::CheckResult::pass();
+                if (kk > 0) {
+                    std::vector<uint32_t> row(keys.begin() + start, keys.begin() + start + len);
+                    std::nth_element(row.begin(), row.begin() + (kk - 1), row.end(), std::greater<uint32_t>());
+                    Reference ref;
+                    ref.kth = row[kk - 1];
+                    for (uint64_t i = 0; i < len; ++i) ref.greater += keys[start + i] > ref.kth;
+                    c = check_topk(in.data() + start, keys.data() + start, len, ref, kk, smallest, vals + r * k,
+                                   idx + r * k);
+                }
+                for (uint64_t j = kk; j < k && c.ok; ++j)
+                    if (idx[r * k + j] != kNoIndex || std::memcmp(&vals[r * k + j], &pad, sizeof(T)) != 0)
+                        c = course::CheckResult::fail(
+                            "[" + std::to_string(j) + "] the row has " + std::to_string(len) + " elements: slot " +
+                            std::to_string(j) + " must be padding (index " + std::to_string(kNoIndex) + ", value " +
+                            show_value(pad) + "), got index " + std::to_string(idx[r * k + j]) + ", value " +
+                            show_value(vals[r * k + j]));
+                if (!c.ok) {
+                    res[r] = course::CheckResult::fail("row " + std::to_string(r) + " (length " + std::to_string(len) +
+                                                       "): " + c.message);
+                    bad = true;
+                }
             }
-            for (uint64_t j = kk; j < k && c.ok; ++j)
-                if (idx[r * k + j] != kNoIndex || std::memcmp(&vals[r * k + j], &pad, sizeof(T)) != 0)
-                    c = course::CheckResult::fail("[" + std::to_string(j) + "] the row has " + std::to_string(len) +
-                                                  " elements: slot " + std::to_string(j) + " must be padding (index " +
-                                                  std::to_string(kNoIndex) + ", value " + show_value(pad) + "), got index " +
-                                                  std::to_string(idx[r * k + j]) + ", value " + show_value(vals[r * k + j]));
-            if (!c.ok) { res[r] = course::CheckResult::fail("row " + std::to_string(r) + " (length " +
-                                                             std::to_string(len) + "): " + c.message); bad = true; }
-        }
-    }, 1);
-    for (auto& c : res) if (!c.ok) return c;
+        },
+        1);
+    for (auto& c : res)
+        if (!c.ok) return c;
     return course::CheckResult::pass();
 }
 
 // ---- one case --------------------------------------------------------------------------------------
 // A case's input name is "shape[/smallest]:ROWSxCOLS"; from the command line it is just the shape.
-struct Shape { std::string input; uint64_t rows = 0, cols = 0; bool smallest = false; };
+struct Shape {
+    std::string input;
+    uint64_t rows = 0, cols = 0;
+    bool smallest = false;
+};
 
 inline Shape parse_case(const course::Options& o, const course::Case& c) {
     Shape s;
@@ -332,8 +357,7 @@ void save_rows_result(const std::string& path, const course::DeviceArray<T>& d_v
                 (unsigned long long)k, what[0] ? "; short rows padded" : "", ipath.c_str(), what);
 }
 
-template <class T>
-class RowsTrial : public course::Trial {
+template <class T> class RowsTrial : public course::Trial {
 public:
     RowsTrial(const course::Options& o, const course::Case& c, Launcher<T> fn, RowsLimits lim = {})
         : fn_(fn), k_(c.param), lim_(lim) {
@@ -353,7 +377,8 @@ public:
             throw course::UsageError("the matrix is " + std::to_string(rows_) + " x " + std::to_string(cols_) +
                                      ": it needs at least one row and one column");
         if (k_ < 1 || k_ > cols_)
-            throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and cols=" + std::to_string(cols_));
+            throw course::UsageError("--k " + std::to_string(k_) +
+                                     " must be between 1 and cols=" + std::to_string(cols_));
         if (cols_ >= (uint64_t(1) << 32)) throw course::UsageError("cols must be < 2^32 (uint32 column indices)");
         if (cols_ > lim_.max_cols)
             throw course::SkipCase("cols=" + std::to_string(cols_) + " is beyond this version's limit of " +
@@ -374,7 +399,10 @@ public:
         return course::load_npy_matrix<T>(path, r, c);
     }
     void run() override { fn_(d_in_.data(), rows_, cols_, k_, smallest_, d_vals_.data(), d_idx_.data()); }
-    void poison() override { d_vals_.poison(); d_idx_.poison(); }
+    void poison() override {
+        d_vals_.poison();
+        d_idx_.poison();
+    }
     course::CheckResult check() override {
         std::vector<T> vals = d_vals_.download();
         std::vector<uint32_t> idx = d_idx_.download();
@@ -389,6 +417,7 @@ public:
         return check_rows(input_, keys_, ref_, rows_, cols_, k_, smallest_, vals.data(), idx.data());
     }
     void save(const std::string& path) override { save_rows_result(path, d_vals_, d_idx_, rows_, k_, ""); }
+
 private:
     Launcher<T> fn_;
     uint64_t k_;
@@ -404,8 +433,7 @@ private:
 
 // One ragged case: offsets from the lengths, the reference per row with k' = min(k, length), and
 // each row's padding checked slot by slot.
-template <class T>
-class RaggedTrial : public course::Trial {
+template <class T> class RaggedTrial : public course::Trial {
 public:
     RaggedTrial(const course::Options& o, const course::Case& c, RaggedLauncher<T> fn) : fn_(fn), k_(c.param) {
         Shape s = parse_case(o, c);
@@ -458,7 +486,10 @@ public:
     void run() override {
         fn_(d_in_.data(), d_off_.data(), rows_, n, max_len_, k_, smallest_, d_vals_.data(), d_idx_.data());
     }
-    void poison() override { d_vals_.poison(); d_idx_.poison(); }
+    void poison() override {
+        d_vals_.poison();
+        d_idx_.poison();
+    }
     course::CheckResult check() override {
         std::vector<T> vals = d_vals_.download();
         std::vector<uint32_t> idx = d_idx_.download();
@@ -466,6 +497,7 @@ public:
         return check_ragged(input_, keys_, offsets_, k_, smallest_, vals.data(), idx.data());
     }
     void save(const std::string& path) override { save_rows_result(path, d_vals_, d_idx_, rows_, k_, ", -1 padding"); }
+
 private:
     RaggedLauncher<T> fn_;
     uint64_t k_, rows_ = 0, max_len_ = 0;
@@ -510,14 +542,21 @@ public:
         bytes = first_->bytes + second_->bytes;
         label = first_->label;
     }
-    void run() override { first_->run(); second_->run(); }
-    void poison() override { first_->poison(); second_->poison(); }
+    void run() override {
+        first_->run();
+        second_->run();
+    }
+    void poison() override {
+        first_->poison();
+        second_->poison();
+    }
     course::CheckResult check() override {
         course::CheckResult a = first_->check(), b = second_->check();
         if (!a.ok) a.message = "float32: " + a.message;
         if (!b.ok) b.message = "bfloat16 after float32: " + b.message;
         return a.ok ? b : a;
     }
+
 private:
     std::unique_ptr<course::Trial> first_, second_;
 };
@@ -527,21 +566,26 @@ private:
 // {1, 2, 8, 50, 1024, cols} on "mixed" (eight shapes in one matrix); each shape on its own for
 // 1 and 7 rows; --smallest; float16 and bfloat16 on the mixed rows (k 256 too); rows of 2-8 chunks; 1 and 3 rows
 // of 2^22 + 5; and the benchmark's shapes. two_types (run_rows' programs): first, float32 then bfloat16 in one case.
-struct Bench { uint64_t rows, cols, k; };
+struct Bench {
+    uint64_t rows, cols, k;
+};
 inline std::vector<Bench> bench_shapes() {
-    return {{1, 128256, 50}, {64, 128256, 50}, {256, 256000, 1024}, {4096, 256, 8},
-            {16384, 128, 8}, {65536, 64, 2}, {4, uint64_t(1) << 24, 1024},
-            {64, 131072, 256}, {256, 262144, 256}};
+    return {{1, 128256, 50},   {64, 128256, 50}, {256, 256000, 1024},          {4096, 256, 8},
+            {16384, 128, 8},   {65536, 64, 2},   {4, uint64_t(1) << 24, 1024}, {64, 131072, 256},
+            {256, 262144, 256}};
 }
 
-inline std::vector<course::Case> battery(const course::Options& o, bool half, bool ragged = false, bool two_types = false) {
+inline std::vector<course::Case> battery(const course::Options& o, bool half, bool ragged = false,
+                                         bool two_types = false) {
     std::vector<course::Case> cases;
     // (TwoTypesTrial) first, before any other call: 4 rows of 2^22 + 5, k = 1024 (rows_05: a long row's blocks, collected together)
-    if (two_types && half && !o.quick) cases.push_back({4 * ((uint64_t(1) << 22) + 5), "uniform:4x4194309", 1024, kTwoTypes});
+    if (two_types && half && !o.quick)
+        cases.push_back({4 * ((uint64_t(1) << 22) + 5), "uniform:4x4194309", 1024, kTwoTypes});
     auto add = [&](uint64_t r, uint64_t c, uint64_t k, const std::string& input, const char* type = "float32") {
         if (k < 1 || k > c) return;
         std::string name = input + ":" + std::to_string(r) + "x" + std::to_string(c);
-        for (auto& x : cases) if (x.dist == name && x.param == k && x.dtype == type) return;
+        for (auto& x : cases)
+            if (x.dist == name && x.param == k && x.dtype == type) return;
         cases.push_back({r * c, name, k, type});
     };
     const uint64_t limit = o.quick ? uint64_t(1) << 20 : uint64_t(1) << 27;
@@ -570,18 +614,25 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
     // on an A100), 40 x 40009 (3). (1 and 7 rows of 128256, each shape alone, take 31 and 19 on an H100.)
     for (const auto& rc : {std::pair<uint64_t, uint64_t>{64, 16383}, {40, 40009}}) {
         if (rc.first * rc.second > limit) continue;
-        for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(1024), uint64_t(2048)}) add(rc.first, rc.second, k, "mixed");
+        for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(1024), uint64_t(2048)})
+            add(rc.first, rc.second, k, "mixed");
         add(rc.first, rc.second, 33, "mixed/smallest");
-        if (half) { add(rc.first, rc.second, 50, "mixed", "bfloat16"); add(rc.first, rc.second, 2048, "mixed", "float16"); }
+        if (half) {
+            add(rc.first, rc.second, 50, "mixed", "bfloat16");
+            add(rc.first, rc.second, 2048, "mixed", "float16");
+        }
     }
-    if (ragged) {                            // every length pattern, k up to 2048, 16-bit types too
+    if (ragged) {   // every length pattern, k up to 2048, 16-bit types too
         for (uint64_t r : {uint64_t(8), uint64_t(64), uint64_t(1000)})
             for (uint64_t c : {uint64_t(33), uint64_t(4097), uint64_t(131072)}) {
                 if (r * c > limit) continue;
                 for (uint64_t k : {uint64_t(1), uint64_t(8), uint64_t(50), uint64_t(1024), uint64_t(2048)})
                     add(r, c, k, "ragged");
                 add(r, c, 33, "ragged/smallest");
-                if (half) { add(r, c, 50, "ragged", "bfloat16"); add(r, c, 2048, "ragged", "float16"); }
+                if (half) {
+                    add(r, c, 50, "ragged", "bfloat16");
+                    add(r, c, 2048, "ragged", "float16");
+                }
             }
         if (!o.quick) {
             add(8, (uint64_t(1) << 22) + 5, 1024, "ragged");   // rows past 2^20 among short ones
@@ -594,15 +645,18 @@ inline std::vector<course::Case> battery(const course::Options& o, bool half, bo
             if (half) add(4, uint64_t(1) << 21, 50, "ragged_equal", "bfloat16");
         }
     }
-    if (!o.quick)                            // rows past 2^20 (rows_05 keeps their candidates in global memory)
+    if (!o.quick)   // rows past 2^20 (rows_05 keeps their candidates in global memory)
         for (uint64_t r : {uint64_t(1), uint64_t(3)}) {
             const uint64_t c = (uint64_t(1) << 22) + 5;
             for (uint64_t k : {uint64_t(1), uint64_t(50), uint64_t(2048)}) add(r, c, k, "mixed");
             for (auto& s : shapes()) add(r, c, 50, s);
             add(r, c, 33, "mixed/smallest");
-            if (half) {                      // 16-bit long rows: rows_05 counts their keys as they are handed in
+            if (half) {   // 16-bit long rows: rows_05 counts their keys as they are handed in
                 add(r, c, 1024, "mixed", "bfloat16");
-                for (auto& s : shapes()) { add(r, c, 50, s, "bfloat16"); add(r, c, 1024, s, "float16"); }
+                for (auto& s : shapes()) {
+                    add(r, c, 50, s, "bfloat16");
+                    add(r, c, 1024, s, "float16");
+                }
                 add(r, c, 33, "mixed/smallest", "float16");
                 add(r, c, 700, "mixed/smallest", "bfloat16");
             }
@@ -619,8 +673,8 @@ inline std::vector<course::Case> sweep(const course::Options& o, bool ragged) {
     std::vector<course::Case> cases;
     std::string input = o.dist == "mixed" ? "uniform" : o.dist;
     for (auto& b : bench_shapes())
-        cases.push_back({b.rows * b.cols, input + ":" + std::to_string(b.rows) + "x" + std::to_string(b.cols), b.k,
-                         o.dtype});
+        cases.push_back(
+            {b.rows * b.cols, input + ":" + std::to_string(b.rows) + "x" + std::to_string(b.cols), b.k, o.dtype});
     if (ragged) cases.push_back({64 * 131072, "serving:64x131072", 2048, o.dtype});   // rows of 8K-128K
     return cases;
 }
@@ -629,7 +683,8 @@ inline std::vector<course::Case> sweep(const course::Options& o, bool ragged) {
 inline bool is_ragged(const std::string& dist) {
     std::string d = dist.substr(0, dist.find(':'));
     split_smallest(d);
-    for (auto& r : ragged_shapes()) if (d == r) return true;
+    for (auto& r : ragged_shapes())
+        if (d == r) return true;
     return false;
 }
 
@@ -645,9 +700,13 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
     def.cli.program = version;
     def.cli.summary = "row-wise top-k: the k largest (or --smallest) of every row of a rows x cols matrix";
     def.cli.dists = shapes();
-    if (ragged) for (auto& r : ragged_shapes()) def.cli.dists.push_back(r);
+    if (ragged)
+        for (auto& r : ragged_shapes()) def.cli.dists.push_back(r);
     def.cli.dtypes = {"float32"};
-    if (half) { def.cli.dtypes.push_back("float16"); def.cli.dtypes.push_back("bfloat16"); }
+    if (half) {
+        def.cli.dtypes.push_back("float16");
+        def.cli.dtypes.push_back("bfloat16");
+    }
     def.cli.param_name = "k";
     def.cli.param_default = 50;
     def.cli.param_min = 1;
@@ -658,20 +717,23 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
         def.cli.extras.push_back({"lengths", true, "ragged rows: a 1-D .npy of row lengths ('<i4') for a 1-D --input"});
     def.validate = [=](const course::Options& o) {
         if (o.has("lengths") && (o.test || o.sweep))
-            course::usage_error("--lengths goes with one --input run, not with --test or --sweep (their batteries are fixed)");
+            course::usage_error(
+                "--lengths goes with one --input run, not with --test or --sweep (their batteries are fixed)");
         if (o.test || o.sweep) return;
-        if (o.has("lengths") && o.input.empty()) course::usage_error("--lengths goes with a 1-D --input of the rows' values");
+        if (o.has("lengths") && o.input.empty())
+            course::usage_error("--lengths goes with a 1-D --input of the rows' values");
         if (o.has("lengths") || is_ragged(o.dist)) {
-            if (o.input.empty()) {            // a generated batch: --rows rows of up to --n elements
+            if (o.input.empty()) {   // a generated batch: --rows rows of up to --n elements
                 uint64_t r = 0;
                 if (!course::parse_count(o.get("rows", "64"), r) || r == 0)
                     course::usage_error("--rows '" + o.get("rows") + "' is not a count of at least 1");
                 if (o.n == 0) course::usage_error("a ragged batch needs --n (its longest row) of at least 1");
             }
             if (o.param > ragged_max_k)
-                course::usage_error("--k " + std::to_string(o.param) + ": ragged rows take k <= " +
-                                    std::to_string(ragged_max_k) + " here (one block sorts a row's k in shared memory)");
-            if (o.has("lengths")) {           // both files read and matched before the GPU is touched
+                course::usage_error("--k " + std::to_string(o.param) +
+                                    ": ragged rows take k <= " + std::to_string(ragged_max_k) +
+                                    " here (one block sorts a row's k in shared memory)");
+            if (o.has("lengths")) {   // both files read and matched before the GPU is touched
                 uint64_t total = 0, n = 0;
                 const std::vector<uint64_t> lens = RaggedTrial<float>::load_lengths(o.get("lengths"));
                 if (lens.empty()) course::usage_error("--lengths holds no rows: a ragged batch needs at least one");
@@ -704,9 +766,8 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
     return def;
 }
 
-inline int run_rows(int argc, char** argv, const char* version, Launcher<float> f32,
-                    Launcher<__half> f16 = nullptr, Launcher<__nv_bfloat16> bf16 = nullptr, RowsLimits lim = {},
-                    RaggedLaunchers rag = {}) {
+inline int run_rows(int argc, char** argv, const char* version, Launcher<float> f32, Launcher<__half> f16 = nullptr,
+                    Launcher<__nv_bfloat16> bf16 = nullptr, RowsLimits lim = {}, RaggedLaunchers rag = {}) {
     const bool half = f16 && bf16;
     const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
     course::LessonDef def = rows_lesson(version, half, ragged, true, rag.max_k);
@@ -730,5 +791,5 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher<float> 
     return course::drive(argc, argv, def);
 }
 
-}  // namespace rows
-}  // namespace topk
+}   // namespace rows
+}   // namespace topk

@@ -25,12 +25,11 @@
 
 namespace cubrows {
 
-template <class T> using Key = topk::NarrowKey<T>;      // lesson.cuh: 16-bit keys for 16-bit floats
+template <class T> using Key = topk::NarrowKey<T>;   // lesson.cuh: 16-bit keys for 16-bit floats
 template <class T> using KeyOf = topk::NarrowKeyOf<T>;
 
 // Segment r's iterators: its keys (over row r of the input), its columns, and its k output slots.
-template <class T>
-struct RowKeys {
+template <class T> struct RowKeys {
     const T* in;
     size_t cols;
     bool smallest;
@@ -39,17 +38,21 @@ struct RowKeys {
     }
 };
 struct RowCols {
-    __host__ __device__ cuda::counting_iterator<uint32_t> operator()(int64_t) const { return cuda::counting_iterator<uint32_t>(0); }
+    __host__ __device__ cuda::counting_iterator<uint32_t> operator()(int64_t) const {
+        return cuda::counting_iterator<uint32_t>(0);
+    }
 };
-template <class P>
-struct RowSlots {
+template <class P> struct RowSlots {
     P* base;
     size_t k;
     __host__ __device__ P* operator()(int64_t r) const { return base + r * k; }
 };
 
-constexpr int64_t kMaxCols = 4096;           // CCCL 3.5: one block a segment, its keys in shared memory
-inline bool& raw() { static bool on = false; return on; }
+constexpr int64_t kMaxCols = 4096;   // CCCL 3.5: one block a segment, its keys in shared memory
+inline bool& raw() {
+    static bool on = false;
+    return on;
+}
 
 template <int64_t MAX, class T>
 void select(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, Key<T>* keys_out, uint32_t* cols_out) {
@@ -73,13 +76,14 @@ void select(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, Ke
 template <class T>
 void batched_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     using K = Key<T>;
-    if (cols > size_t(kMaxCols)) throw course::UsageError("DeviceBatchedTopK takes rows of at most 4096 here (one block a row)");
+    if (cols > size_t(kMaxCols))
+        throw course::UsageError("DeviceBatchedTopK takes rows of at most 4096 here (one block a row)");
     K* keys_out = course::scratch_as<K>(0, rows * k);
     uint32_t* cols_out = course::scratch_as<uint32_t>(1, rows * k);
     if (cols <= 256) select<256>(d_in, rows, cols, k, smallest, keys_out, cols_out);
     else select<kMaxCols>(d_in, rows, cols, k, smallest, keys_out, cols_out);
     const uint32_t* first = cols_out;
-    if (!raw()) {                            // each row's k in output order: CUB's segmented sort
+    if (!raw()) {   // each row's k in output order: CUB's segmented sort
         K* keys_sorted = course::scratch_as<K>(2, rows * k);
         uint32_t* cols_sorted = course::scratch_as<uint32_t>(3, rows * k);
         int64_t* offsets = course::scratch_as<int64_t>(5, rows + 1);
@@ -87,24 +91,24 @@ void batched_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
         CUDA_CHECK_LAST();
         size_t bytes = 0;
         CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(nullptr, bytes, keys_out, keys_sorted, cols_out,
-                                                                 cols_sorted, int64_t(rows * k), int64_t(rows),
-                                                                 offsets, offsets + 1));
+                                                                 cols_sorted, int64_t(rows * k), int64_t(rows), offsets,
+                                                                 offsets + 1));
         void* temp = course::scratch(6, bytes);
         CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, bytes, keys_out, keys_sorted, cols_out,
-                                                                 cols_sorted, int64_t(rows * k), int64_t(rows),
-                                                                 offsets, offsets + 1));
+                                                                 cols_sorted, int64_t(rows * k), int64_t(rows), offsets,
+                                                                 offsets + 1));
         first = cols_sorted;
     }
-    topk::rows::gather_sorted_rows<<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, cols, k, k, first, d_vals,
-                                                                                  d_idx);
+    topk::rows::gather_sorted_rows<<<course::blocks_for(rows * k, 256 * 4), 256>>>(d_in, rows, cols, k, k, first,
+                                                                                   d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 
-}  // namespace cubrows
+}   // namespace cubrows
 
 int main(int argc, char** argv) {
     using cubrows::batched_topk;
-    std::vector<char*> args;                 // --raw is this program's own switch
+    std::vector<char*> args;   // --raw is this program's own switch
     for (int i = 0; i < argc; ++i) {
         if (i > 0 && std::string(argv[i]) == "--raw") cubrows::raw() = true;
         else args.push_back(argv[i]);

@@ -27,7 +27,8 @@ __global__ void make_row_keys(const T* __restrict__ in, size_t rows, size_t cols
         keys[i] = Key<T>(topk::to_key(in[i], smallest) >> (topk::is_half_float<T> ? 16 : 0));
         col_of[i] = uint32_t(i % cols);
     }
-    for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += stride) offsets[r] = int64_t(r * cols);
+    for (size_t r = blockIdx.x * size_t(blockDim.x) + threadIdx.x; r <= rows; r += stride)
+        offsets[r] = int64_t(r * cols);
 }
 
 template <class T>
@@ -40,7 +41,7 @@ void cub_rows(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, 
     int64_t* offsets = course::scratch_as<int64_t>(4, rows + 1);
     const int block = 256;
     make_row_keys<<<course::blocks_for(std::max(n, rows + 1), block * 8), block>>>(d_in, rows, cols, smallest, keys,
-                                                                                  col_of, offsets);
+                                                                                   col_of, offsets);
     CUDA_CHECK_LAST();
     size_t temp_bytes = 0;
     CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(nullptr, temp_bytes, keys, keys_out, col_of, cols_out,
@@ -48,8 +49,8 @@ void cub_rows(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, 
     void* temp = course::scratch(5, temp_bytes);
     CUDA_CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, temp_bytes, keys, keys_out, col_of, cols_out,
                                                              int64_t(n), int64_t(rows), offsets, offsets + 1));
-    topk::rows::gather_sorted_rows<<<course::blocks_for(rows * k, block * 4), block>>>(d_in, rows, cols, k, cols, cols_out,
-                                                                                      d_vals, d_idx);
+    topk::rows::gather_sorted_rows<<<course::blocks_for(rows * k, block * 4), block>>>(d_in, rows, cols, k, cols,
+                                                                                       cols_out, d_vals, d_idx);
     CUDA_CHECK_LAST();
 }
 

@@ -23,8 +23,8 @@ using topk::pack;
 using topk::packed_index;
 using topk::to_key;
 
-constexpr int kMaxCols = 256;                // 8 keys a lane
-constexpr int kWarpsPerBlock = 8;            // 8 rows a block of 256 threads
+constexpr int kMaxCols = 256;       // 8 keys a lane
+constexpr int kWarpsPerBlock = 8;   // 8 rows a block of 256 threads
 
 // The warp's largest 32-bit value, to every lane: one instruction on sm_80 and later; on Turing
 // (sm_75, which CI builds for) five butterfly shuffles.
@@ -38,8 +38,7 @@ __device__ __forceinline__ uint32_t warp_max(uint32_t x) {
 }
 
 // The largest of a lane's R packed keys (indices are constants after unrolling: the array stays in registers).
-template <int R>
-__device__ __forceinline__ uint64_t best_of(const uint64_t (&v)[R]) {
+template <int R> __device__ __forceinline__ uint64_t best_of(const uint64_t (&v)[R]) {
     uint64_t b = v[0];
 #pragma unroll
     for (int i = 1; i < R; ++i) b = v[i] > b ? v[i] : b;
@@ -49,11 +48,11 @@ __device__ __forceinline__ uint64_t best_of(const uint64_t (&v)[R]) {
 // A warp a row: the row's keys in R registers a lane, k rounds of a warp max, 32 results a coalesced store.
 template <int R>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
-          float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
+              float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     const int lane = threadIdx.x & 31;
     const size_t r = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32;
-    if (r >= rows) return;                   // a whole warp leaves together
+    if (r >= rows) return;   // a whole warp leaves together
     const float* row = in + r * cols;
     uint64_t v[R];
 #pragma unroll
@@ -62,7 +61,7 @@ warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, 
         v[i] = c < cols ? pack(to_key(row[c], smallest), c) : kEmpty;
     }
     uint64_t best = best_of(v);
-    uint32_t mine = 0;                       // lane j % 32 keeps result j's column until the warp stores 32
+    uint32_t mine = 0;   // lane j % 32 keeps result j's column until the warp stores 32
     for (uint32_t j = 0; j < k; ++j) {
         const uint32_t key = uint32_t(best >> 32);
         const uint32_t top = warp_max(key);
@@ -70,13 +69,13 @@ warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, 
         const unsigned holders = __ballot_sync(0xFFFFFFFFu, key == top && best != kEmpty);
         const int owner = __ffs(holders) - 1;
         const uint32_t col = __shfl_sync(0xFFFFFFFFu, packed_index(best), owner);
-        if (lane == owner) {                 // give it up, then find this lane's next best
+        if (lane == owner) {   // give it up, then find this lane's next best
 #pragma unroll
             for (int i = 0; i < R; ++i) v[i] = v[i] == best ? kEmpty : v[i];
             best = best_of(v);
         }
         if (lane == int(j % 32)) mine = col;
-        if (j % 32 == 31 || j == k - 1) {    // store results j - j % 32 .. j
+        if (j % 32 == 31 || j == k - 1) {   // store results j - j % 32 .. j
             const uint32_t first = j - j % 32;
             if (first + lane <= j) {
                 out_idx[r * k + first + lane] = mine;
@@ -98,7 +97,7 @@ void topk_rows(const float* d_in, size_t rows, size_t cols, size_t k, bool small
     CUDA_CHECK_LAST();
 }
 
-}  // namespace warp_per_row
+}   // namespace warp_per_row
 
 int main(int argc, char** argv) {
     return rows_steps::run_step(argc, argv, "rows_01_warp_per_row", warp_per_row::topk_rows,

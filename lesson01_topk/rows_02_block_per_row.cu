@@ -27,8 +27,8 @@ using namespace block_select;
 // A block a row: digit passes over the row until the k-th key's bucket and the keys above it fit in
 // shared memory, one pass keeps them, then the select over those candidates; the winners sorted.
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
-block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smallest, float* __restrict__ out_vals,
-           uint32_t* __restrict__ out_idx) {
+    block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smallest, float* __restrict__ out_vals,
+               uint32_t* __restrict__ out_idx) {
     __shared__ SelectSmem sm;
     const size_t r = blockIdx.x;
     const float* row = in + r * cols;
@@ -37,8 +37,9 @@ block_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smalles
     uint32_t prefix = 0, rem = k, count = cols;
     int pbits = 0;
     while (pbits < 32 && k - rem + count > kCap)
-        count = narrow([&](auto g) { for_each_in_row(row, 0, cols, [&](float x, uint32_t) { g(to_key(x, smallest)); }); },
-                       prefix, pbits, rem, sm.digit);
+        count =
+            narrow([&](auto g) { for_each_in_row(row, 0, cols, [&](float x, uint32_t) { g(to_key(x, smallest)); }); },
+                   prefix, pbits, rem, sm.digit);
     if (pbits == 32) {
         // The k-th key itself is known (many copies of it: an all-equal row): take the keys above it and rem copies.
         collect_from_row(row, cols, smallest, prefix, rem, sm);
@@ -57,7 +58,7 @@ void topk_rows(const float* d_in, size_t rows, size_t cols, size_t k, bool small
     CUDA_CHECK_LAST();
 }
 
-}  // namespace block_per_row
+}   // namespace block_per_row
 
 int main(int argc, char** argv) {
     return rows_steps::run_step(argc, argv, "rows_02_block_per_row", block_per_row::topk_rows,

@@ -23,13 +23,13 @@ namespace blocks_per_row {
 
 using namespace block_select;
 
-constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least: fewer and the hand-in dominates
+constexpr uint32_t kMinChunk = 4096;   // keys a block reads at least: fewer and the hand-in dominates
 
 // What a row's blocks share between launches (every call leaves arrived, nsel and ties at 0).
 struct RowState {
-    uint32_t prefix, rem;                    // the k-th key's known prefix; keys still wanted in its bucket
-    uint32_t arrived;                        // blocks of the row done with this launch (the ticket)
-    uint32_t nsel, ties;                     // winners appended; copies of the k-th key taken
+    uint32_t prefix, rem;   // the k-th key's known prefix; keys still wanted in its bucket
+    uint32_t arrived;       // blocks of the row done with this launch (the ticket)
+    uint32_t nsel, ties;    // winners appended; copies of the k-th key taken
 };
 
 // Block (row, chunk) of `chunks` a row: its columns [begin, end), the end in 64 bits (cols near 2^32).
@@ -43,8 +43,8 @@ __device__ __forceinline__ void chunk_of(uint32_t cols, uint32_t chunks, uint32_
 // Digit d of every row: a block counts its chunk's digit in shared memory and adds it to the row's
 // global histogram; the row's last block picks the bucket, extends the prefix, clears the histogram.
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
-digit_pass(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-           int pbits, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
+    digit_pass(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
+               int pbits, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
     __shared__ DigitSmem sm;
     __shared__ bool s_last;
     size_t r;
@@ -63,13 +63,16 @@ digit_pass(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_
     __syncthreads();
     for (int i = threadIdx.x; i < bins; i += kBlock)
         if (sm.hist[i]) atomicAdd(&hist[i], sm.hist[i]);
-    __threadfence();                         // this block's counts are visible before its ticket
+    __threadfence();   // this block's counts are visible before its ticket
     __syncthreads();
     if (threadIdx.x == 0) s_last = atomicAdd(&st->arrived, 1u) == chunks - 1;
     __syncthreads();
     if (!s_last) return;
-    __threadfence();                         // the last block: every other block's counts are in
-    for (int i = threadIdx.x; i < bins; i += kBlock) { sm.hist[i] = __ldcg(&hist[i]); hist[i] = 0; }
+    __threadfence();   // the last block: every other block's counts are in
+    for (int i = threadIdx.x; i < bins; i += kBlock) {
+        sm.hist[i] = __ldcg(&hist[i]);
+        hist[i] = 0;
+    }
     __syncthreads();
     const uint32_t rem = pbits == 0 ? k : st->rem;
     const Choice c = choose_bucket(sm, bins, rem);
@@ -83,8 +86,8 @@ digit_pass(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_
 // The collect: with the k-th key known, every key above it and the first rem copies of it go to the
 // row's k slots of `sel`, in any order.
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
-collect(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-        RowState* __restrict__ state, uint64_t* __restrict__ sel) {
+    collect(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
+            RowState* __restrict__ state, uint64_t* __restrict__ sel) {
     size_t r;
     uint32_t begin, end;
     chunk_of(cols, chunks, chunk, r, begin, end);
@@ -92,25 +95,33 @@ collect(const float* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t c
     const uint32_t kth = st->prefix, rem = st->rem;
     for_each_in_row(in + r * cols, begin, end, [&](float x, uint32_t c) {
         const uint32_t key = to_key(x, smallest);
-        if (key > kth || (key == kth && atomicAdd(&st->ties, 1u) < rem)) sel[r * k + atomicAdd(&st->nsel, 1u)] = pack(key, c);
+        if (key > kth || (key == kth && atomicAdd(&st->ties, 1u) < rem))
+            sel[r * k + atomicAdd(&st->nsel, 1u)] = pack(key, c);
     });
 }
 
 // A block a row sorts the row's k winners in shared memory and writes them; it clears the row's counters.
 __global__ void __launch_bounds__(kBlock)
-sort_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, RowState* __restrict__ state,
-          const uint64_t* __restrict__ sel, float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    sort_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, RowState* __restrict__ state,
+              const uint64_t* __restrict__ sel, float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ SelectSmem sm;
     const size_t r = blockIdx.x;
     for (uint32_t i = threadIdx.x; i < k; i += kBlock) sm.cand[i] = sel[r * k + i];
-    if (threadIdx.x == 0) { state[r].nsel = 0; state[r].ties = 0; }
+    if (threadIdx.x == 0) {
+        state[r].nsel = 0;
+        state[r].ties = 0;
+    }
     __syncthreads();
     sort_and_write(in + r * cols, cols, r, k, k, sm, out_vals, out_idx);
 }
 
 // The plan, from the shape and the GPU: chunks of at least kMinChunk keys, and about as many blocks
 // as the SMs hold at two an SM (one wave; a T4's SM holds one block of 1024 threads).
-struct Plan { size_t chunks; uint32_t chunk; int per_sm; };
+struct Plan {
+    size_t chunks;
+    uint32_t chunk;
+    int per_sm;
+};
 inline Plan plan_chunks(size_t rows, size_t cols) {
     const int per_sm = course::blocks_that_fit(2, kBlock);
     const size_t want = size_t(per_sm) * course::device().sm_count;
@@ -151,7 +162,7 @@ void topk_rows(const float* d_in, size_t rows, size_t cols, size_t k, bool small
     }
     const unsigned grid = unsigned(rows * chunks);
     const uint32_t c32 = uint32_t(cols), k32 = uint32_t(k), n = uint32_t(chunks);
-    for (int pbits : {0, 11, 22}) {          // the three digits: bits 31..21, 20..10, 9..0
+    for (int pbits : {0, 11, 22}) {   // the three digits: bits 31..21, 20..10, 9..0
         digit_pass<<<grid, kBlock>>>(d_in, c32, n, chunk, smallest, k32, pbits, state, hist);
         CUDA_CHECK_LAST();
     }
@@ -161,7 +172,7 @@ void topk_rows(const float* d_in, size_t rows, size_t cols, size_t k, bool small
     CUDA_CHECK_LAST();
 }
 
-}  // namespace blocks_per_row
+}   // namespace blocks_per_row
 
 int main(int argc, char** argv) {
     return rows_steps::run_step(argc, argv, "rows_03_blocks_per_row", blocks_per_row::topk_rows,

@@ -25,8 +25,8 @@ namespace sampled_threshold {
 
 using namespace block_select;
 
-constexpr uint32_t kSamples = 4096;          // S: as uint32 keys they fit in the candidate buffer (32 KB)
-constexpr uint32_t kPieces = kSamples / 32;  // a warp's coalesced load each
+constexpr uint32_t kSamples = 4096;           // S: as uint32 keys they fit in the candidate buffer (32 KB)
+constexpr uint32_t kPieces = kSamples / 32;   // a warp's coalesced load each
 static_assert(kSamples * sizeof(uint32_t) <= sizeof(SelectSmem::cand), "the sample is held in the candidate buffer");
 
 // Which sample to take as the threshold: the j-th largest of S, for a row of len keys and kk wanted.
@@ -51,23 +51,26 @@ __device__ __forceinline__ uint32_t sample_rank(uint32_t kk, uint32_t len) {
 __device__ uint32_t sample_threshold(const float* __restrict__ row, uint32_t len, bool smallest, uint32_t kk,
                                      SelectSmem& sm) {
     uint32_t* sample = reinterpret_cast<uint32_t*>(sm.cand);
-    const uint32_t step = len / kPieces;     // >= 32: len > kCap = kSamples
+    const uint32_t step = len / kPieces;   // >= 32: len > kCap = kSamples
     for (uint32_t i = threadIdx.x; i < kSamples; i += kBlock)
         sample[i] = to_key(row[(i / 32) * step + i % 32], smallest);
     __syncthreads();
     uint32_t tau = 0, rem = sample_rank(kk, len);
     int pbits = 0;
     while (pbits < 32)
-        narrow([&](auto g) { for (uint32_t i = threadIdx.x; i < kSamples; i += kBlock) g(sample[i]); }, tau, pbits, rem,
-               sm.digit);
-    return tau;                              // (narrow's last barrier: every thread is done with the sample)
+        narrow(
+            [&](auto g) {
+                for (uint32_t i = threadIdx.x; i < kSamples; i += kBlock) g(sample[i]);
+            },
+            tau, pbits, rem, sm.digit);
+    return tau;   // (narrow's last barrier: every thread is done with the sample)
 }
 
 // A block a row: the sample's threshold, one pass keeping the keys at or above it in shared memory, the
 // select over them; on a miss the full select over the row. The winners sorted and written.
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
-sampled_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smallest, float* __restrict__ out_vals,
-             uint32_t* __restrict__ out_idx) {
+    sampled_rows(const float* __restrict__ in, uint32_t cols, uint32_t k, bool smallest, float* __restrict__ out_vals,
+                 uint32_t* __restrict__ out_idx) {
     __shared__ SelectSmem sm;
     const size_t r = blockIdx.x;
     const float* row = in + r * cols;
@@ -85,7 +88,7 @@ void topk_rows(const float* d_in, size_t rows, size_t cols, size_t k, bool small
     CUDA_CHECK_LAST();
 }
 
-}  // namespace sampled_threshold
+}   // namespace sampled_threshold
 
 int main(int argc, char** argv) {
     return rows_steps::run_step(argc, argv, "rows_04_sampled_threshold", sampled_threshold::topk_rows,

@@ -40,7 +40,7 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
     return multi_plans(p, k, c.dtype);
 }
 
-}  // namespace rowwise
+}   // namespace rowwise
 
 namespace sampled {
 
@@ -48,7 +48,7 @@ namespace sampled {
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, const course::Case& c) {
     const topk::rows::Shape s = topk::rows::plan_shape(o, c);
     const bool ragged = topk::rows::is_ragged(c.dist) || o.has("lengths");
-    Plan p;                                  // the case's type's plan (16-bit long rows read past L1)
+    Plan p;   // the case's type's plan (16-bit long rows read past L1)
     auto plan_as = [&](auto t) {
         using T = decltype(t);
         if (ragged) p = plan_sampled<T>(s.rows, s.cols, c.param);
@@ -59,15 +59,16 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options& o, co
     const bool list = p.lcap > p.cap;
     std::vector<course::KernelPlan> v{
         {list ? "sampled_rows<*, true, *" : "sampled_rows", kBlock, p.smem, list ? p.per_sm : 1, 1,
-         std::to_string(p.chunks) + (p.chunks == 1 ? " block a row of " : " blocks a row of ") + std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) +
-             " blocks, " + std::to_string(p.lcap > p.cap ? p.lcap : p.cap) +
+         std::to_string(p.chunks) + (p.chunks == 1 ? " block a row of " : " blocks a row of ") +
+             std::to_string(p.chunk) + " keys, " + std::to_string(p.grid) + " blocks, " +
+             std::to_string(p.lcap > p.cap ? p.lcap : p.cap) +
              (p.lcap > p.cap ? " candidates a row (a list in global memory)" : " candidates a row") +
              (!ragged && p.lcap > p.cap ? ", all resident (a missed row: M by its blocks)" : "") +
              (p.one_an_sm ? ", 4 vectors in flight a thread" : "") + (p.stream ? ", read past L1" : "")}};
     return v;
 }
 
-}  // namespace sampled
+}   // namespace sampled
 
 // --plan: the plan of the case's shape and type (W, B, M, or the sampled pass's build and chunks).
 static course::PlanHook plan_hook(sampled::kernel_plans);
@@ -75,8 +76,7 @@ static course::PlanHook plan_hook(sampled::kernel_plans);
 int main(int argc, char** argv) {
     using sampled::serving_topk;
     using sampled::serving_ragged;
-    return topk::rows::run_rows(argc, argv, "rows_05_serving", serving_topk<float>, serving_topk<__half>,
-                                serving_topk<__nv_bfloat16>, {},
-                                {serving_ragged<float>, serving_ragged<__half>, serving_ragged<__nv_bfloat16>,
-                                 uint64_t(rowwise::kBlockMaxK)});
+    return topk::rows::run_rows(
+        argc, argv, "rows_05_serving", serving_topk<float>, serving_topk<__half>, serving_topk<__nv_bfloat16>, {},
+        {serving_ragged<float>, serving_ragged<__half>, serving_ragged<__nv_bfloat16>, uint64_t(rowwise::kBlockMaxK)});
 }

@@ -17,8 +17,7 @@
 
 namespace mrows {
 
-template <class T>
-class RowsJob : public mgpu::Job {
+template <class T> class RowsJob : public mgpu::Job {
 public:
     RowsJob(const course::Options& o, const course::Case& c) : k_(c.param) {
         mgpu::Team& t = mgpu::team();
@@ -28,7 +27,8 @@ public:
         cols_ = s.cols;
         if (rows_ == 0 || cols_ == 0) throw course::UsageError("the matrix needs at least one row and one column");
         if (k_ < 1 || k_ > cols_)
-            throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and cols=" + std::to_string(cols_));
+            throw course::UsageError("--k " + std::to_string(k_) +
+                                     " must be between 1 and cols=" + std::to_string(cols_));
         if (cols_ >= (uint64_t(1) << 32)) throw course::UsageError("cols must be < 2^32 (uint32 column indices)");
         mgpu::require_host_memory(14.0 * rows_ * cols_);   // x P ranks: every rank builds the input
         input_ = topk::rows::make_matrix<T>(rows_, cols_, s.input, o.seed);
@@ -37,7 +37,7 @@ public:
         bytes = e * n + (e + 4.0) * rows_ * k_;   // as rows_05 counts it
         mine_ = mgpu::slice_of(rows_, t.rank, t.size);
         mgpu::require_device_memory(e * mine_.count * cols_ + 8.0 * mine_.count * k_ + 16.0 * mine_.count * cols_ +
-                                      64.0 * mine_.count);
+                                    64.0 * mine_.count);
         d_in_ = course::DeviceArray<T>(mine_.count * cols_);
         d_in_.upload(input_.data() + mine_.begin * cols_, mine_.count * cols_);
         d_vals_ = course::DeviceArray<T>(mine_.count * k_);
@@ -51,7 +51,10 @@ public:
             sampled::serving_topk<T>(d_in_.data(), mine_.count, cols_, k_, smallest_, d_vals_.data(), d_idx_.data());
         steps.end(0);
     }
-    void poison() override { d_vals_.poison(); d_idx_.poison(); }
+    void poison() override {
+        d_vals_.poison();
+        d_idx_.poison();
+    }
     // Rank 0 gathers every GPU's rows in GPU order (= row order) and checks them as rows_05's output.
     course::CheckResult check() override {
         std::vector<T> vals = mgpu::gather_to_lead(d_vals_.data(), mine_.count * k_);
@@ -66,6 +69,7 @@ public:
         }
         return mgpu::agree(r);
     }
+
 private:
     uint64_t k_, rows_ = 0, cols_ = 0;
     bool smallest_ = false;
@@ -77,15 +81,17 @@ private:
     course::DeviceArray<uint32_t> d_idx_;
 };
 
-}  // namespace mrows
+}   // namespace mrows
 
 int main(int argc, char** argv) {
     // The row-wise lesson's command line, checks, battery and sweep (dense rows, three types).
     course::LessonDef def = topk::rows::rows_lesson("rows_06_multi_gpu", true, false);
-    def.cli.summary = "row-wise top-k across GPUs: the k largest (or --smallest) of every row, rows split over the GPUs";
-    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-        if (c.dtype == "float16") return std::make_unique<mrows::RowsJob<__half>>(o, c);
-        if (c.dtype == "bfloat16") return std::make_unique<mrows::RowsJob<__nv_bfloat16>>(o, c);
-        return std::make_unique<mrows::RowsJob<float>>(o, c);
-    });
+    def.cli.summary =
+        "row-wise top-k across GPUs: the k largest (or --smallest) of every row, rows split over the GPUs";
+    return mgpu::drive(argc, argv, def,
+                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+                           if (c.dtype == "float16") return std::make_unique<mrows::RowsJob<__half>>(o, c);
+                           if (c.dtype == "bfloat16") return std::make_unique<mrows::RowsJob<__nv_bfloat16>>(o, c);
+                           return std::make_unique<mrows::RowsJob<float>>(o, c);
+                       });
 }

@@ -36,15 +36,13 @@ constexpr int kMaxBins = 2048;
 // float16/bfloat16 keys are 16 bits in the top half (lesson.cuh): once 16 bits of the prefix are
 // known it is the whole key, and the key's low bits are all 0. whole_key then makes the prefix the
 // 32-bit key itself (pbits 32) and says so: the 10-bit third digit is never counted for them.
-template <class T>
-__device__ __forceinline__ bool whole_key(uint32_t& prefix, uint32_t& pbits) {
+template <class T> __device__ __forceinline__ bool whole_key(uint32_t& prefix, uint32_t& pbits) {
     if (!topk::is_half_float<T> || pbits < 16 || pbits == 32) return false;
     prefix <<= 32 - pbits;
     pbits = 32;
     return true;
 }
-template <class T>
-__device__ __forceinline__ bool whole_key(uint32_t& prefix, int& pbits) {
+template <class T> __device__ __forceinline__ bool whole_key(uint32_t& prefix, int& pbits) {
     uint32_t pb = uint32_t(pbits);
     bool w = whole_key<T>(prefix, pb);
     pbits = int(pb);
@@ -56,11 +54,10 @@ __device__ __forceinline__ bool has_prefix(uint32_t key, uint32_t prefix, int pb
     return pbits == 0 || (key >> (32 - pbits)) == prefix;
 }
 
-using topk::vec_elem;                        // element i of a 16-byte vector (lesson.cuh)
+using topk::vec_elem;   // element i of a 16-byte vector (lesson.cuh)
 
 // The elements of [begin, end) before row + begin reaches a 16-byte boundary (at most end - begin).
-template <class T>
-__device__ __forceinline__ uint32_t unaligned_head(const T* row, uint32_t begin, uint32_t end) {
+template <class T> __device__ __forceinline__ uint32_t unaligned_head(const T* row, uint32_t begin, uint32_t end) {
     const uint32_t head = uint32_t((16 - (reinterpret_cast<uintptr_t>(row + begin) & 15)) & 15) / sizeof(T);
     return min(head, end - begin);
 }
@@ -78,16 +75,16 @@ __device__ __forceinline__ uint32_t unaligned_head(const T* row, uint32_t begin,
 // instead (the sampled pass tests a vector of 16-bit values at once).
 struct AlignedRows {
     template <class T, class F>
-    __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin,
-                                                uint32_t end, int t, int nthreads, F&& f) {
+    __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin, uint32_t end,
+                                                int t, int nthreads, F&& f) {
         each(in, start, begin, end, t, nthreads, f, [&](const uint4& v, uint32_t c) {
 #pragma unroll
             for (int i = 0; i < int(16 / sizeof(T)); ++i) f(vec_elem<T>(v, i), c + i);
         });
     }
     template <class T, class F, class FV>
-    __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin,
-                                                uint32_t end, int t, int nthreads, F&& f, FV&& fv) {
+    __device__ __forceinline__ static void each(const T* __restrict__ in, size_t start, uint32_t begin, uint32_t end,
+                                                int t, int nthreads, F&& f, FV&& fv) {
         constexpr uint32_t V = 16 / sizeof(T);
         const T* row = in + start;
         const uint32_t head = unaligned_head(row, begin, end);
@@ -96,16 +93,16 @@ struct AlignedRows {
         const uint4* rowv = reinterpret_cast<const uint4*>(row + body);
 #pragma unroll 4
         for (uint32_t q = t; q < vecs; q += nthreads) {
-            const uint4 v = rowv[q];         // a copy: fv given rowv[q] itself (a reference to global memory) read
-            fv(v, body + V * q);             // it again for each element (slower: TUNING.md)
+            const uint4 v = rowv[q];   // a copy: fv given rowv[q] itself (a reference to global memory) read
+            fv(v, body + V * q);       // it again for each element (slower: TUNING.md)
         }
         for (uint64_t c = body + uint64_t(V) * vecs + t; c < end; c += nthreads) f(row[c], uint32_t(c));
     }
 };
 
 // ---- W: a warp per row --------------------------------------------------------------------------
-constexpr int kWarpCols = 256;               // up to 8 keys per lane; longer rows go to B or M
-constexpr int kWarpBlock = 256;              // 8 rows per block
+constexpr int kWarpCols = 256;    // up to 8 keys per lane; longer rows go to B or M
+constexpr int kWarpBlock = 256;   // 8 rows per block
 
 // R keys per lane (R = 1, 2, 4, 8: the row's length rounded up to 32 R): a row of 64 keeps 2
 // registers busy, not 8 (with 8 for every row, short rows spent most of their time comparing empty
@@ -128,13 +125,13 @@ __device__ __forceinline__ uint32_t warp_max(uint32_t x) {
 // W (cols <= 256): one warp per row, its keys in registers, the k largest taken one warp_max at a time.
 template <int R, class T>
 __global__ void __launch_bounds__(kWarpBlock)
-warp_rows(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
-          T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    warp_rows(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest, T* __restrict__ out_vals,
+              uint32_t* __restrict__ out_idx) {
     const int lane = threadIdx.x & 31;
     const size_t r = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32;
-    if (r >= rows) return;                   // whole warps leave together
+    if (r >= rows) return;   // whole warps leave together
     const T* row = in + r * cols;
-    uint64_t v[R];                           // lane holds columns lane, lane + 32, ...
+    uint64_t v[R];   // lane holds columns lane, lane + 32, ...
 #pragma unroll
     for (int i = 0; i < R; ++i) {
         uint32_t c = lane + 32 * i;
@@ -143,7 +140,7 @@ warp_rows(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool
     uint64_t best = v[0];
 #pragma unroll
     for (int i = 1; i < R; ++i) best = v[i] > best ? v[i] : best;
-    uint32_t mine = 0;                       // lane j % 32 keeps result j until the warp writes 32
+    uint32_t mine = 0;   // lane j % 32 keeps result j until the warp writes 32
     for (uint32_t j = 0; j < k; ++j) {
         const uint32_t my_key = uint32_t(best >> 32);
         const uint32_t top = warp_max(my_key);
@@ -151,15 +148,16 @@ warp_rows(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool
         const unsigned holders = __ballot_sync(0xFFFFFFFFu, my_key == top && best != kEmpty);
         const int owner = __ffs(holders) - 1;
         const uint32_t col = __shfl_sync(0xFFFFFFFFu, packed_index(best), owner);
-        if (lane == owner) {                 // give it up, find this lane's next best
+        if (lane == owner) {   // give it up, find this lane's next best
 #pragma unroll
-            for (int i = 0; i < R; ++i) if (v[i] == best) v[i] = kEmpty;
+            for (int i = 0; i < R; ++i)
+                if (v[i] == best) v[i] = kEmpty;
             best = v[0];
 #pragma unroll
             for (int i = 1; i < R; ++i) best = v[i] > best ? v[i] : best;
         }
         if (lane == int(j % 32)) mine = col;
-        if (j % 32 == 31 || j == k - 1) {    // a coalesced store of up to 32 results
+        if (j % 32 == 31 || j == k - 1) {   // a coalesced store of up to 32 results
             uint32_t first = j - j % 32;
             if (first + lane <= j) {
                 out_idx[r * k + first + lane] = mine;
@@ -170,15 +168,16 @@ warp_rows(const T* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool
 }
 
 // ---- choosing the bucket of the k-th key (B and M) ------------------------------------------------
-struct Choice { uint32_t bucket, above, count; };
+struct Choice {
+    uint32_t bucket, above, count;
+};
 
 // hist[0..bins) counts keys by digit (bucket bins-1 holds the largest). Returns, to every thread,
 // the bucket b with  above = hist[bins-1] + ... + hist[b+1] < target <= above + hist[b].
 // Each thread sums bins/BLOCK consecutive bins from the top, one block-wide exclusive scan says
 // how many keys lie above each thread's range, and the one thread whose range crosses `target`
 // walks its bins. Contains barriers: call from every thread.
-template <int BLOCK>
-__device__ Choice choose_bucket(const uint32_t* hist, int bins, uint32_t target) {
+template <int BLOCK> __device__ Choice choose_bucket(const uint32_t* hist, int bins, uint32_t target) {
     __shared__ uint32_t s_warp[BLOCK / 32];
     __shared__ Choice s_choice;
     const int per = bins / BLOCK, t = threadIdx.x;
@@ -190,7 +189,10 @@ __device__ Choice choose_bucket(const uint32_t* hist, int bins, uint32_t target)
         uint32_t run = before;
         for (int j = 0; j < per; ++j) {
             uint32_t b = bins - 1 - (t * per + j), h = hist[b];
-            if (run + h >= target) { s_choice = {b, run, h}; break; }
+            if (run + h >= target) {
+                s_choice = {b, run, h};
+                break;
+            }
             run += h;
         }
     }
@@ -201,8 +203,8 @@ __device__ Choice choose_bucket(const uint32_t* hist, int bins, uint32_t target)
 }
 
 // ---- B: a block per row, one launch ---------------------------------------------------------------
-constexpr int kBlock = 1024;                 // 512 threads were slower on 64 x 128256 (fewer warps ready; TUNING.md)
-constexpr int kBlockMaxK = 2048;             // the k winners sorted in shared memory
+constexpr int kBlock = 1024;       // 512 threads were slower on 64 x 128256 (fewer warps ready; TUNING.md)
+constexpr int kBlockMaxK = 2048;   // the k winners sorted in shared memory
 static_assert(kBlockMaxK % kBlock == 0, "block_merge_sort_desc: kBlockMaxK / kBlock values a thread");
 // B's candidates (keys sharing the k-th key's known prefix) live in DYNAMIC shared memory sized by
 // the plan (plan_rows: as many as fit with 2 blocks an SM, at most kCandMax): a bucket that fits is
@@ -214,14 +216,13 @@ constexpr size_t kBlockStaticSmem = 26 * 1024;   // B's static shared memory, ro
 
 // The shared memory of one block's select of one row (B, and the finishing block of the sampled pass).
 struct RowSmem {
-    alignas(16) uint32_t hist[kMaxBins];     // also the winners' 32-bit ranks (write_winners), read 4 at a time
-    uint64_t sel[kBlockMaxK];                // the winners: keys above the k-th, then its ties
+    alignas(16) uint32_t hist[kMaxBins];   // also the winners' 32-bit ranks (write_winners), read 4 at a time
+    uint64_t sel[kBlockMaxK];              // the winners: keys above the k-th, then its ties
     uint32_t nsel, ncand, ties;
 };
 
 // A winner's value, read from the row at its column c (a broken version's empty slot, c >= len, is not read).
-template <class T>
-__device__ __forceinline__ T winner_value(const T* __restrict__ row, uint32_t len, uint32_t c) {
+template <class T> __device__ __forceinline__ T winner_value(const T* __restrict__ row, uint32_t len, uint32_t c) {
     return c < len ? row[c] : T{};
 }
 // Output slot `slot` gets the winner at column c and its value v (an empty slot: only its column is reported).
@@ -268,7 +269,12 @@ __device__ uint32_t narrow(EachKey&& each_key, uint32_t& prefix, int& pbits, int
 // d 3). lo = 0 and hi = ~0u (not known) give d = 0 and no prefix.
 __device__ __forceinline__ void common_prefix(uint32_t lo, uint32_t hi, uint32_t& prefix, int& pbits, int& d) {
     const uint32_t diff = lo ^ hi;
-    if (diff == 0) { prefix = lo; pbits = 32; d = 3; return; }
+    if (diff == 0) {
+        prefix = lo;
+        pbits = 32;
+        d = 3;
+        return;
+    }
     d = diff >> 21 ? 0 : diff >> 10 ? 1 : 2;
     pbits = d == 0 ? 0 : 32 - digit_shift(d - 1);
     prefix = pbits ? lo >> (32 - pbits) : 0u;
@@ -290,7 +296,8 @@ __device__ __forceinline__ uint32_t ranks_above(const uint32_t* ranks, uint32_t 
 }
 constexpr uint32_t kNoLeast = 0xFFFFFFFFu;   // write_winners: the least winner's key is not known
 constexpr uint32_t kRankCols = 1u << 20;     // a 32-bit rank holds a column below this in its low 20 bits
-constexpr uint32_t kRankKeys = 1u << 11;     // and above it how far the key lies above the k-th's, less than this (< 2^31 in all)
+constexpr uint32_t kRankKeys =
+    1u << 11;   // and above it how far the key lies above the k-th's, less than this (< 2^31 in all)
 // Ranks from this many winners on: their barrier and stores cost more than they save on few (TUNING.md).
 constexpr uint32_t kRankMinK = 128;
 
@@ -335,9 +342,9 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
         return;
     }
     constexpr int kKeyShift = topk::is_half_float<T> ? 16 : 0;   // 16-bit keys: the low half is 0
-    topk::bitonic::block_bin_rank_desc<kBlockMaxK / kBlock, kKeyShift, kBlock>(sm.sel, int(kk), sm.hist, [&](uint32_t at, uint64_t p) {
-        write_winner(row, len, r * k + at, p, out_vals, out_idx);
-    });
+    topk::bitonic::block_bin_rank_desc<kBlockMaxK / kBlock, kKeyShift, kBlock>(
+        sm.sel, int(kk), sm.hist,
+        [&](uint32_t at, uint64_t p) { write_winner(row, len, r * k + at, p, out_vals, out_idx); });
 }
 
 // The end of a block's select: `ncand` candidates in s_cand share the k-th key's known prefix (pbits
@@ -345,14 +352,17 @@ __device__ void write_winners(const T* __restrict__ row, uint32_t len, size_t r,
 // The remaining digits over the candidates in shared memory, the last filter, then write_winners.
 // Contains barriers: call from every thread. kRanks: write_winners'.
 template <uint32_t kMaxK = kBlockMaxK, bool kRanks = false, class T>
-__device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk,
-                           uint64_t* s_cand, uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem,
-                           RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+__device__ void finish_row(const T* __restrict__ row, uint32_t len, size_t r, uint32_t k, uint32_t kk, uint64_t* s_cand,
+                           uint32_t ncand, uint32_t prefix, int pbits, int d, uint32_t k_rem, RowSmem& sm,
+                           T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     const int t = threadIdx.x;
     for (; d < 3; ++d)
-        narrow<T>([&](auto f) { for (uint32_t i = t; i < ncand; i += kBlock) f(uint32_t(s_cand[i] >> 32)); },
-                  prefix, pbits, d, k_rem, sm.hist);
-    if (ncand > 0) {                         // prefix is now the k-th key itself
+        narrow<T>(
+            [&](auto f) {
+                for (uint32_t i = t; i < ncand; i += kBlock) f(uint32_t(s_cand[i] >> 32));
+            },
+            prefix, pbits, d, k_rem, sm.hist);
+    if (ncand > 0) {   // prefix is now the k-th key itself
         for (uint32_t i = t; i < ncand; i += kBlock) {
             uint64_t p = s_cand[i];
             uint32_t key = uint32_t(p >> 32);
@@ -381,9 +391,8 @@ __device__ void write_padding(size_t r, uint32_t k, uint32_t kk, bool smallest, 
 // (block_row below) or the list of a long row's candidates (rows_sampled_pass.cuh). Contains barriers: call from every thread.
 template <uint32_t kMaxK = kBlockMaxK, class T, class Each>
 __device__ void select_row(const T* __restrict__ row, uint32_t len, uint32_t count, size_t r, uint32_t k, uint32_t kk,
-                           uint32_t cand_cap,
-                           uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx,
-                           uint32_t lo, uint32_t hi, Each&& each) {
+                           uint32_t cand_cap, uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals,
+                           uint32_t* __restrict__ out_idx, uint32_t lo, uint32_t hi, Each&& each) {
     const int t = threadIdx.x;
     uint32_t prefix, k_rem = kk, match = count;   // keys with the prefix: `match`; k_rem still to take
     int pbits, d;
@@ -391,11 +400,15 @@ __device__ void select_row(const T* __restrict__ row, uint32_t len, uint32_t cou
     // 1. Passes over the set, one digit each, until the keys sharing the prefix fit in s_cand
     //    (cand_cap of them; or the prefix is the whole key: then only the k-th key's ties are left).
     for (; d < 3 && match > cand_cap; ++d)
-        match = narrow<T>([&](auto f) { each([&](uint32_t key, uint32_t) { f(key); }); }, prefix, pbits, d, k_rem,
-                          sm.hist);
+        match =
+            narrow<T>([&](auto f) { each([&](uint32_t key, uint32_t) { f(key); }); }, prefix, pbits, d, k_rem, sm.hist);
     // 2. One more pass: keys above the prefix are winners; keys with it are candidates (or, with
     //    the whole key known, ties: the first k_rem to arrive are taken).
-    if (t == 0) { sm.nsel = 0; sm.ncand = 0; sm.ties = 0; }
+    if (t == 0) {
+        sm.nsel = 0;
+        sm.ncand = 0;
+        sm.ties = 0;
+    }
     __syncthreads();
     each([&](uint32_t key, uint32_t c) {
         uint32_t top = pbits == 0 ? 0 : key >> (32 - pbits);
@@ -420,7 +433,7 @@ __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, 
                           uint32_t cand_cap, uint64_t* s_cand, RowSmem& sm, T* __restrict__ out_vals,
                           uint32_t* __restrict__ out_idx) {
     const int t = threadIdx.x;
-    const uint32_t kk = min(k, len);         // results this row has (the same for the whole block)
+    const uint32_t kk = min(k, len);   // results this row has (the same for the whole block)
     write_padding(r, k, kk, smallest, out_vals, out_idx);
     if (kk == 0) return;
     select_row<kMaxK>(in + start, len, len, r, k, kk, cand_cap, s_cand, sm, out_vals, out_idx, 0u, ~0u, [&](auto f) {
@@ -435,10 +448,10 @@ __device__ void block_row(const T* __restrict__ in, size_t start, uint32_t len, 
 // the bin sort in (one block an SM), which was slower (TUNING.md).
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
-block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
-           uint32_t cand_cap, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
+               uint32_t cand_cap, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ RowSmem sm;
-    extern __shared__ uint64_t s_cand[];     // cand_cap keys that share the k-th key's known prefix
+    extern __shared__ uint64_t s_cand[];   // cand_cap keys that share the k-th key's known prefix
     const size_t r = blockIdx.x;
     const size_t start = offsets ? size_t(offsets[r]) : r * cols;
     const uint32_t len = offsets ? uint32_t(offsets[r + 1] - offsets[r]) : cols;
@@ -447,10 +460,10 @@ block_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32
 
 // ---- M: many blocks per row ----------------------------------------------------------------------
 struct RowState {
-    uint32_t prefix, pbits, k_rem;           // what is known of the row's k-th key
-    uint32_t arrived;                        // blocks of this row done with the current pass
-    uint32_t nsel, ties;                     // winners written; ties taken
-    unsigned long long step;                 // M inside the sampled kernel: the row's last step done, tagged with the call
+    uint32_t prefix, pbits, k_rem;   // what is known of the row's k-th key
+    uint32_t arrived;                // blocks of this row done with the current pass
+    uint32_t nsel, ties;             // winners written; ties taken
+    unsigned long long step;         // M inside the sampled kernel: the row's last step done, tagged with the call
 };
 
 // M's steps, as device functions: the launches below run each over every row, and the sampled pass runs
@@ -458,14 +471,13 @@ struct RowState {
 // rows_long_rows.cuh). Each is called by every thread of a block. kFresh: what another block of the same
 // kernel wrote is read through L2 (__ldcg; the sampled kernel). M's launches read plain loads: __ldcg
 // there was slower (TUNING.md).
-template <bool kFresh, class U>
-__device__ __forceinline__ U written(const U* p) { return kFresh ? __ldcg(p) : *p; }
+template <bool kFresh, class U> __device__ __forceinline__ U written(const U* p) { return kFresh ? __ldcg(p) : *p; }
 
 // Digit pass d over [begin, end) of the row at `start`: the digit of the keys that have the row's prefix,
 // counted in s_hist (kMaxBins) and added to the row's histogram `hist` in global memory.
 template <class Reader, class T>
-__device__ void m_count_digit(const T* __restrict__ in, size_t start, uint32_t begin, uint32_t end, bool smallest, int d,
-                              uint32_t prefix, int pbits, uint32_t* s_hist, uint32_t* __restrict__ hist) {
+__device__ void m_count_digit(const T* __restrict__ in, size_t start, uint32_t begin, uint32_t end, bool smallest,
+                              int d, uint32_t prefix, int pbits, uint32_t* s_hist, uint32_t* __restrict__ hist) {
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
     for (int i = t; i < bins; i += kBlock) s_hist[i] = 0;
     __syncthreads();
@@ -476,7 +488,7 @@ __device__ void m_count_digit(const T* __restrict__ in, size_t start, uint32_t b
     __syncthreads();
     for (int i = t; i < bins; i += kBlock)
         if (s_hist[i]) atomicAdd(&hist[i], s_hist[i]);
-    __threadfence();                         // our counts are visible before we say we are done
+    __threadfence();   // our counts are visible before we say we are done
 }
 
 // The row's last block of pass d: the bucket from the row's histogram (read, and cleared for the next
@@ -485,7 +497,10 @@ template <class T, bool kFresh = false>
 __device__ void m_choose(int d, uint32_t k, uint32_t prefix, int pbits, uint32_t* s_hist, uint32_t* __restrict__ hist,
                          RowState* st) {
     const int t = threadIdx.x, bins = digit_bins(d), shift = digit_shift(d);
-    for (int i = t; i < bins; i += kBlock) { s_hist[i] = __ldcg(&hist[i]); hist[i] = 0; }
+    for (int i = t; i < bins; i += kBlock) {
+        s_hist[i] = __ldcg(&hist[i]);
+        hist[i] = 0;
+    }
     __syncthreads();
     const uint32_t k_rem = d == 0 ? k : written<kFresh>(&st->k_rem);
     Choice c = choose_bucket<kBlock>(s_hist, bins, k_rem);
@@ -496,7 +511,10 @@ __device__ void m_choose(int d, uint32_t k, uint32_t prefix, int pbits, uint32_t
         st->prefix = p;
         st->pbits = pb;
         st->arrived = 0;
-        if (d == 0) { st->nsel = 0; st->ties = 0; }   // for the collect
+        if (d == 0) {
+            st->nsel = 0;
+            st->ties = 0;
+        }   // for the collect
     }
 }
 
@@ -542,11 +560,11 @@ __device__ void m_sort_row(const T* __restrict__ in, size_t r, uint32_t cols, ui
 // 38 registers, one block an SM, and were slower (TUNING.md).
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(2, kBlock))
-multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-                 int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
+    multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest,
+                     uint32_t k, int d, RowState* __restrict__ state, uint32_t* __restrict__ g_hist) {
     __shared__ uint32_t s_hist[kMaxBins];
     __shared__ bool s_last;
-    course::let_dependents_launch();         // M's launches follow each other closely (launch_dependent)
+    course::let_dependents_launch();   // M's launches follow each other closely (launch_dependent)
     course::wait_for_prior_grid();
     const size_t r = blockIdx.x / chunks;
     const uint32_t begin = (blockIdx.x % chunks) * chunk, end = topk::rows::chunk_end(cols, begin, chunk);
@@ -566,8 +584,8 @@ multi_digit_pass(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint3
 // The collect launch (m_collect over every row's chunks).
 template <class Reader, class T>
 __global__ void __launch_bounds__(kBlock)
-multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
-              RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col) {
+    multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t chunk, bool smallest, uint32_t k,
+                  RowState* __restrict__ state, uint32_t* __restrict__ sel_key, uint32_t* __restrict__ sel_col) {
     course::let_dependents_launch();
     course::wait_for_prior_grid();
     const size_t r = blockIdx.x / chunks;
@@ -578,8 +596,8 @@ multi_collect(const T* __restrict__ in, uint32_t cols, uint32_t chunks, uint32_t
 // M, k <= 2048: a block per row sorts its winners and writes them (m_sort_row).
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t* __restrict__ sel_key,
-             const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t* __restrict__ sel_key,
+                 const uint32_t* __restrict__ sel_col, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ uint64_t s[kBlockMaxK];
     course::let_dependents_launch();
     course::wait_for_prior_grid();
@@ -587,4 +605,4 @@ sort_winners(const T* __restrict__ in, uint32_t cols, uint32_t k, const uint32_t
     m_sort_row(in, r, cols, k, sel_key, sel_col, s, out_vals, out_idx);
 }
 
-}  // namespace rowwise
+}   // namespace rowwise

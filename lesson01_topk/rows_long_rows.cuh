@@ -116,9 +116,9 @@ __device__ bool row_step(const MissedRows& miss, size_t r, uint32_t chunks, unsi
 // all-equal rows twenty times slower (TUNING.md).
 template <class Reader, class T>
 __device__ __forceinline__ void finish_missed_row(const T* __restrict__ in, size_t r, uint32_t cols, uint32_t begin,
-                                               uint32_t end, uint32_t chunks, uint32_t k, bool smallest,
-                                               MissedRows miss, RowSmem& sm, bool* s_last, T* __restrict__ out_vals,
-                                               uint32_t* __restrict__ out_idx) {
+                                                  uint32_t end, uint32_t chunks, uint32_t k, bool smallest,
+                                                  MissedRows miss, RowSmem& sm, bool* s_last, T* __restrict__ out_vals,
+                                                  uint32_t* __restrict__ out_idx) {
     rowwise::RowState* st = miss.state + r;
     uint32_t* hist = miss.hist + r * rowwise::kMaxBins;
     const int digits = topk::is_half_float<T> ? 2 : 3;
@@ -139,7 +139,9 @@ __device__ __forceinline__ void finish_missed_row(const T* __restrict__ in, size
 // A row's running total of candidates, how many of its blocks are done, and (rows with a list) the
 // largest key and the complement of the smallest among its candidates; the row's last block sets them
 // back to 0, so every call leaves them zeroed for the next.
-struct Tally { uint32_t count, arrived, hi, lo_inv; };
+struct Tally {
+    uint32_t count, arrived, hi, lo_inv;
+};
 
 // The winners among a list's n entries, the kk-th key (kth) known: the keys above it to sm.sel from 0 (sm.nsel
 // counts them; a list holds at most `above` of them), and up to k_rem of its copies from sm.sel[above] on (sm.ties
@@ -150,7 +152,10 @@ struct Tally { uint32_t count, arrived, hi, lo_inv; };
 template <uint32_t U>
 __device__ __forceinline__ void gather_winners(const uint64_t* __restrict__ list, uint32_t n, uint32_t kth,
                                                uint32_t k_rem, uint32_t above, RowSmem& sm) {
-    if (threadIdx.x == 0) { sm.nsel = 0; sm.ties = 0; }
+    if (threadIdx.x == 0) {
+        sm.nsel = 0;
+        sm.ties = 0;
+    }
     __syncthreads();
     const volatile uint32_t& ties_taken = sm.ties;
     each_listed<U>(list, n, [&](uint32_t, uint64_t p) {
@@ -181,13 +186,16 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
                                                  uint32_t n, uint32_t kth, uint32_t k_rem, Tally* __restrict__ tally,
                                                  MissedRows miss, RowSmem& sm, bool* s_last, T* __restrict__ out_vals,
                                                  uint32_t* __restrict__ out_idx) {
-    __shared__ uint32_t s_at[2];             // this block's first places among the row's winners: above kth, copies
+    __shared__ uint32_t s_at[2];   // this block's first places among the row's winners: above kth, copies
     rowwise::RowState* st = miss.state + r;
     const uint32_t t = threadIdx.x, above = k - k_rem;
     const uint32_t lo = uint32_t(uint64_t(n) * part / chunks), hi = uint32_t(uint64_t(n) * (part + 1) / chunks);
     gather_winners<1>(list + lo, hi - lo, kth, k_rem, above, sm);
     const uint32_t mine = sm.nsel, copies = min(sm.ties, k_rem);
-    if (t == 0) { s_at[0] = atomicAdd(&st->nsel, mine); s_at[1] = atomicAdd(&st->ties, copies); }
+    if (t == 0) {
+        s_at[0] = atomicAdd(&st->nsel, mine);
+        s_at[1] = atomicAdd(&st->ties, copies);
+    }
     __syncthreads();
     for (uint32_t i = t; i < mine; i += kBlock) {
         miss.sel_key[r * k + s_at[0] + i] = uint32_t(sm.sel[i] >> 32);
@@ -206,4 +214,4 @@ __device__ __forceinline__ void collect_together(const T* __restrict__ row, uint
     });
 }
 
-}  // namespace sampled
+}   // namespace sampled

@@ -14,7 +14,7 @@ enum class Path { warp, block, multi };
 
 inline Path choose_path(size_t rows, size_t cols, size_t k) {
     if (cols <= size_t(kWarpCols)) return Path::warp;
-    if (k > size_t(kBlockMaxK)) return Path::multi;       // B keeps its winners in shared memory
+    if (k > size_t(kBlockMaxK)) return Path::multi;   // B keeps its winners in shared memory
     // One block reads its row slowly (three passes, bound by instructions per key, not DRAM: ncu),
     // M's split of a row over many blocks at the whole GPU's rate after a fixed cost of launches.
     // Measured crossover (k = 50): B wins up to 65536 columns at any row count, and beyond that once
@@ -28,11 +28,11 @@ inline Path choose_path(size_t rows, size_t cols, size_t k) {
 // many as the SMs hold: 2 an SM on an H100, 1 on a T4); 4 an SM (two waves) was slower (TUNING.md).
 struct RowPlan {
     Path path;
-    uint32_t cand = 0;                       // B: candidates kept in dynamic shared memory
-    size_t smem = 0;                         // B: their bytes
-    int per_lane = 8;                        // W: keys per lane (1, 2, 4, 8)
-    size_t chunks = 1;                       // M: blocks per row
-    uint32_t chunk = 0;                      // M: keys per block, whole 16-byte vectors
+    uint32_t cand = 0;    // B: candidates kept in dynamic shared memory
+    size_t smem = 0;      // B: their bytes
+    int per_lane = 8;     // W: keys per lane (1, 2, 4, 8)
+    size_t chunks = 1;    // M: blocks per row
+    uint32_t chunk = 0;   // M: keys per block, whole 16-byte vectors
     unsigned grid = 0;
 };
 
@@ -85,14 +85,15 @@ inline std::vector<course::KernelPlan> multi_plans(const RowPlan& p, size_t k, c
     const std::string m = "M: " + std::to_string(p.chunks) + " blocks a row of " + std::to_string(p.chunk) + " keys";
     std::vector<course::KernelPlan> v;
     const int digits = dtype == "float16" || dtype == "bfloat16" ? 2 : 3;   // as the launcher: whole_key
-    for (int d = 0; d < digits; ++d) v.push_back({"multi_digit_pass", kBlock, 0, 1, 1, m + ", digit " + std::to_string(d)});
+    for (int d = 0; d < digits; ++d)
+        v.push_back({"multi_digit_pass", kBlock, 0, 1, 1, m + ", digit " + std::to_string(d)});
     v.push_back({"multi_collect", kBlock, 0, 1, 1, m});
     if (k <= size_t(kBlockMaxK)) v.push_back({"sort_winners", kBlock, 0, 1, 1, "a block per row"});
     else v.push_back({"gather_sorted_rows", 256, 0, 0, 1, "after CUB's segmented sort of the winners"});
     return v;
 }
 
-}  // namespace rowwise
+}   // namespace rowwise
 
 namespace sampled {
 
@@ -114,12 +115,12 @@ struct Plan {
     size_t smem = 0;
     uint32_t chunks = 1, chunk = 0;
     unsigned grid = 0;
-    bool one_an_sm = false;                  // grid <= SMs (always so for long rows): the kAheadOneAnSm build
+    bool one_an_sm = false;   // grid <= SMs (always so for long rows): the kAheadOneAnSm build
     // The pass reads past L1 (load_once, the kStream builds): two-an-SM grids whose rows hold kStreamKeys keys a wanted
     // candidate, and every 16-bit long row (faster there; a ragged batch with such rows lost a little). float32 long
     // rows lost and keep the plain load (TUNING.md).
     bool stream = false;
-    int per_sm = 1;                          // blocks of the build an SM holds, that the chunks of long rows fill
+    int per_sm = 1;   // blocks of the build an SM holds, that the chunks of long rows fill
 };
 
 // The sampled kernel's static shared memory (RowSmem and its few flags), rounded up: ptxas gives each build
@@ -131,24 +132,22 @@ constexpr size_t kSampledStaticSmem = 26 * 1024;
 // weighs what it would: the build's static shared memory beside the dynamic, and its registers, which the
 // launch bound lets ptxas grow to a whole SM's for one block (it does: 64 a thread on sm_90; test_plans.py
 // compares the plan with ptxas's report for every profile).
-template <class Kernel>
-int long_row_blocks(Kernel* kernel, size_t smem) {
+template <class Kernel> int long_row_blocks(Kernel* kernel, size_t smem) {
     if (!course::planning_without_gpu()) return course::resident_blocks(kernel, kBlock, smem);
     return std::min(course::resident_blocks(kernel, kBlock, smem + kSampledStaticSmem), 1);
 }
 
-template <class T>
-Plan plan_sampled(size_t rows, size_t len, size_t k) {
+template <class T> Plan plan_sampled(size_t rows, size_t len, size_t k) {
     rowwise::RowPlan b{rowwise::Path::block};
     rowwise::block_candidates(b);
     Plan p;
     p.cap = b.cand;
     p.smem = b.smem;
     const auto small_k = sampled_rows<rowwise::AlignedRows, T, true, kSmallK, kAheadOneAnSm, sizeof(T) == 2>;
-    const auto large_k = sampled_rows<rowwise::AlignedRows, T, true, rowwise::kBlockMaxK, kAheadOneAnSm, sizeof(T) == 2>;
-    const size_t per_sm = len > kShortLen ? size_t(std::min(long_row_blocks(small_k, p.smem),
-                                                            long_row_blocks(large_k, p.smem)))
-                                          : 1;
+    const auto large_k =
+        sampled_rows<rowwise::AlignedRows, T, true, rowwise::kBlockMaxK, kAheadOneAnSm, sizeof(T) == 2>;
+    const size_t per_sm =
+        len > kShortLen ? size_t(std::min(long_row_blocks(small_k, p.smem), long_row_blocks(large_k, p.smem))) : 1;
     p.per_sm = int(per_sm);
     const size_t slots = size_t(course::device().sm_count) * per_sm;
     size_t chunks = std::max<size_t>(1, slots / rows);
@@ -171,8 +170,7 @@ Plan plan_sampled(size_t rows, size_t len, size_t k) {
 // Which rows the sampled pass takes: longer than the warp path W's, k <= 2048, and at most kShortLen long,
 // or at most kMaxLen when few enough rows give each several blocks (else rowwise::plan_rows).
 // Its plan for them goes to *plan (planned once a call).
-template <class T>
-bool takes(size_t rows, size_t cols, size_t k, Plan* plan = nullptr) {
+template <class T> bool takes(size_t rows, size_t cols, size_t k, Plan* plan = nullptr) {
     if (cols <= size_t(rowwise::kWarpCols) || k > size_t(rowwise::kBlockMaxK) || cols > kMaxLen) return false;
     const Plan p = plan_sampled<T>(rows, cols, k);
     if (cols > kShortLen && p.chunks <= 1) return false;
@@ -180,4 +178,4 @@ bool takes(size_t rows, size_t cols, size_t k, Plan* plan = nullptr) {
     return true;
 }
 
-}  // namespace sampled
+}   // namespace sampled

@@ -16,11 +16,11 @@
 
 namespace sampled {
 
-constexpr uint32_t kShortLen = 1u << 20;     // rows up to this keep their candidates in shared memory
-constexpr uint32_t kListCap = 1u << 17;      // a longer row's candidates: a list of 131072 in global memory
-constexpr uint32_t kMaxLen = 1u << 25;       // longer rows: the threshold would be the 8192 samples' j-th, j < 8
-constexpr uint32_t kMinChunk = 4096;         // keys a block reads at least (as M's chunks)
-constexpr uint32_t kSmallK = kBlock / 4;     // k up to this: winners ranked by counting (write_winners)
+constexpr uint32_t kShortLen = 1u << 20;   // rows up to this keep their candidates in shared memory
+constexpr uint32_t kListCap = 1u << 17;    // a longer row's candidates: a list of 131072 in global memory
+constexpr uint32_t kMaxLen = 1u << 25;     // longer rows: the threshold would be the 8192 samples' j-th, j < 8
+constexpr uint32_t kMinChunk = 4096;       // keys a block reads at least (as M's chunks)
+constexpr uint32_t kSmallK = kBlock / 4;   // k up to this: winners ranked by counting (write_winners)
 // 16-byte vectors a thread keeps requested ahead in the pass (staged_pass), every row and type: 4 where
 // the grid is at most one block an SM, as it always is past kShortLen (that build is bound to one block an
 // SM, so its 64 registers hold them), else 2 (two blocks an SM). Slower, each measured in the same run
@@ -97,14 +97,18 @@ __device__ __forceinline__ void sample_load(const T* __restrict__ row, uint32_t 
 // keys are at or above it; every block of the row computes the same value from the same sample.
 // Contains barriers: call from every thread.
 template <class T>
-__device__ uint32_t threshold_of_sample(uint32_t len, uint32_t want, uint32_t cap, const uint32_t* s_sample, RowSmem& sm) {
+__device__ uint32_t threshold_of_sample(uint32_t len, uint32_t want, uint32_t cap, const uint32_t* s_sample,
+                                        RowSmem& sm) {
     const int t = threadIdx.x;
     const uint32_t S = samples_for(len, cap);
     uint32_t prefix = 0, rem = uint32_t((uint64_t(want) * S + len - 1) / len);
     int pbits = 0;
-    for (int d = 0; d < 2; ++d)              // digits 0 and 1 of the three: bits 31..21, 20..10
-        rowwise::narrow<T>([&](auto f) { for (uint32_t i = t; i < S; i += kBlock) f(s_sample[i]); }, prefix, pbits, d,
-                           rem, sm.hist);
+    for (int d = 0; d < 2; ++d)   // digits 0 and 1 of the three: bits 31..21, 20..10
+        rowwise::narrow<T>(
+            [&](auto f) {
+                for (uint32_t i = t; i < S; i += kBlock) f(s_sample[i]);
+            },
+            prefix, pbits, d, rem, sm.hist);
     return pbits == 32 ? prefix : prefix << 10;   // (16-bit keys are whole after two digits)
 }
 
@@ -113,7 +117,8 @@ __device__ uint32_t threshold_of_sample(uint32_t len, uint32_t want, uint32_t ca
 __device__ __forceinline__ uint4 load_once(const uint4* p) {
     uint4 x;
     asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
-                 : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "l"(p));
+                 : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w)
+                 : "l"(p));
     return x;
 }
 
@@ -175,7 +180,6 @@ __device__ __forceinline__ void keep_passing(const uint4& v, uint32_t c, float b
     }
 }
 
-
 // The kk largest of the n (>= kk) candidates in s_cand, written as row r. The digit steps (narrow),
 // with two changes: the first step is the first digit in which the candidates differ (from the smallest
 // and largest key: the top 2 % of a uniform row share 11 bits), and the steps stop as soon as the
@@ -202,8 +206,14 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
     }
     lo = ~rowwise::warp_max(~lo);
     hi = rowwise::warp_max(hi);
-    if (lane == 0) { s_lo[t / 32] = lo; s_hi[t / 32] = hi; }
-    if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+    if (lane == 0) {
+        s_lo[t / 32] = lo;
+        s_hi[t / 32] = hi;
+    }
+    if (t == 0) {
+        sm.nsel = 0;
+        sm.ties = 0;
+    }
     __syncthreads();
     lo = ~rowwise::warp_max(~s_lo[lane]);
     hi = rowwise::warp_max(s_hi[lane]);
@@ -212,9 +222,12 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
     int pbits, d;
     rowwise::common_prefix(lo, hi, prefix, pbits, d);
     while (pbits < 32 && count > kTieCap) {
-        count = rowwise::narrow<T>([&](auto f) { for (uint32_t i = t; i < n; i += kBlock) f(uint32_t(s_cand[i] >> 32)); },
-                                   prefix, pbits, d, k_rem, sm.hist);
-        ++d;                                 // (after the third digit, or a 16-bit key's second, pbits is 32)
+        count = rowwise::narrow<T>(
+            [&](auto f) {
+                for (uint32_t i = t; i < n; i += kBlock) f(uint32_t(s_cand[i] >> 32));
+            },
+            prefix, pbits, d, k_rem, sm.hist);
+        ++d;   // (after the third digit, or a 16-bit key's second, pbits is 32)
     }
     // 3. Keys above the bucket win; its keys go to the tie list (one value: the first k_rem win).
     uint64_t* ties = reinterpret_cast<uint64_t*>(sm.hist);
@@ -225,8 +238,9 @@ __device__ void short_select(const T* __restrict__ row, uint32_t len, size_t r, 
         if (pbits > 0 && head > prefix) sm.sel[atomicAdd(&sm.nsel, 1u)] = p;
         else if (head == prefix) {
             const uint32_t slot = atomicAdd(&sm.ties, 1u);
-            if (pbits == 32) { if (slot < k_rem) sm.sel[above + slot] = p; }
-            else ties[slot] = p;
+            if (pbits == 32) {
+                if (slot < k_rem) sm.sel[above + slot] = p;
+            } else ties[slot] = p;
         }
     }
     __syncthreads();
@@ -306,17 +320,17 @@ __device__ void add_whole_key_counts(const uint64_t* s_cand, uint32_t n, uint32_
 // kStream: the pass reads past L1 (the plan's `stream`: see Plan).
 template <class Reader, class T, bool kList, uint32_t kMaxK, uint32_t kAhead = kAheadTwoAnSm, bool kStream = false>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(kAhead == kAheadOneAnSm ? 1 : 2, kBlock))
-sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k, bool smallest,
-             uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
-             uint64_t* __restrict__ g_cand, uint32_t* __restrict__ g_counts, MissedRows miss,
-             T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
+    sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint32_t cols, uint32_t k,
+                 bool smallest, uint32_t cap, uint32_t lcap, uint32_t chunks, uint32_t chunk, Tally* __restrict__ tally,
+                 uint64_t* __restrict__ g_cand, uint32_t* __restrict__ g_counts, MissedRows miss,
+                 T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     __shared__ RowSmem sm;
     __shared__ uint32_t s_base;
     __shared__ bool s_last;
-    __shared__ unsigned s_verdict;           // a long row's, for its other blocks
-    __shared__ uint32_t s_full;              // a long row's list is full (set and read atomically)
+    __shared__ unsigned s_verdict;                 // a long row's, for its other blocks
+    __shared__ uint32_t s_full;                    // a long row's list is full (set and read atomically)
     __shared__ uint32_t s_range[kBlock / 32][2];   // a long row's candidates' largest key and ~smallest, by warp
-    extern __shared__ uint64_t s_cand[];     // cap candidates (the sample before them)
+    extern __shared__ uint64_t s_cand[];           // cap candidates (the sample before them)
     const int t = threadIdx.x;
     const size_t r = blockIdx.x / chunks;
     const uint32_t part = blockIdx.x % chunks;
@@ -326,12 +340,12 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     const T* row = in + start;
     const bool long_row = kList && len > kShortLen;
     uint64_t* list = g_cand + r * lcap;
-    float bar = __int_as_float(0x7FC00000);  // the pass's bar (below); NaN: none, every key was kept
+    float bar = __int_as_float(0x7FC00000);   // the pass's bar (below); NaN: none, every key was kept
     // A long row of 16-bit keys: its candidates counted by whole key (from `least`) in g_row (g_counts given).
     const bool counted = sizeof(T) == 2 && long_row && g_counts != nullptr;
     uint32_t* g_row = counted ? g_counts + r * rowwise::kMaxBins : nullptr;
-    uint32_t least = 0;                      // the least key a candidate can have (to_key(T(bar)), 0 without a bar)
-    if (kk == 0) {                           // an empty row: only padding, written by its first block
+    uint32_t least = 0;   // the least key a candidate can have (to_key(T(bar)), 0 without a bar)
+    if (kk == 0) {        // an empty row: only padding, written by its first block
         if (part == 0) rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         return;
     }
@@ -360,7 +374,7 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
                 atomicMax(&tally[r].hi, key);
                 atomicMax(&tally[r].lo_inv, ~key);
             } else {
-                atomicExch(&s_full, 1u);     // the row has overflowed: stop spilling
+                atomicExch(&s_full, 1u);   // the row has overflowed: stop spilling
             }
         }
     };
@@ -369,7 +383,9 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     auto filtered = [&](auto&& go) {
         auto in_direction = [&](auto smallest_t) {
             constexpr bool kSmallest = decltype(smallest_t)::value;
-            auto one = [&](T x, uint32_t c) { if (topk::passes(x, bar, kSmallest)) keep(x, c); };
+            auto one = [&](T x, uint32_t c) {
+                if (topk::passes(x, bar, kSmallest)) keep(x, c);
+            };
             auto vec = [&](const uint4& v, uint32_t c) { keep_passing<kSmallest, T>(v, c, bar, keep); };
             go(one, vec);
         };
@@ -377,19 +393,23 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         else in_direction(std::false_type{});
     };
     auto start_count = [&] {
-        if (t == 0) { sm.ncand = 0; s_full = 0; }
+        if (t == 0) {
+            sm.ncand = 0;
+            s_full = 0;
+        }
         __syncthreads();
     };
-    if (len <= cap) {                        // the whole row fits the buffer: every key is a candidate
+    if (len <= cap) {   // the whole row fits the buffer: every key is a candidate
         start_count();
         Reader::each(in, start, begin, end, t, kBlock, keep);
-    } else {                                 // the sample's loads go out ahead of the pass's first ones
+    } else {   // the sample's loads go out ahead of the pass's first ones
         sample_load(row, len, cap, smallest, reinterpret_cast<uint32_t*>(s_cand));
         auto threshold = [&] {
             const uint32_t want = long_row ? wanted(kk, lcap, true, long_margin(len, cap)) : short_want(kk, len, cap);
             const uint32_t tau = threshold_of_sample<T>(len, want, cap, reinterpret_cast<uint32_t*>(s_cand), sm);
             bar = topk::bar_of<T>(tau, smallest);
-            if constexpr (kList && sizeof(T) == 2) if (tau != 0) least = to_key(T(bar), smallest);
+            if constexpr (kList && sizeof(T) == 2)
+                if (tau != 0) least = to_key(T(bar), smallest);
             start_count();
         };
         filtered([&](auto& one, auto& vec) { staged_pass<kAhead, kStream>(row, begin, end, threshold, one, vec); });
@@ -398,14 +418,14 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     // Kept in shared memory: n. A short row counts the ones that did not fit too (then the row's total
     // is over cap and it falls back); a long row's spilled ones were counted as they went.
     uint32_t n = long_row ? min(sm.ncand, cap) : sm.ncand;
-    uint32_t list_lo = 0, list_hi = ~0u;     // a long row's candidate keys lie in [list_lo, list_hi]
+    uint32_t list_lo = 0, list_hi = ~0u;   // a long row's candidate keys lie in [list_lo, list_hi]
     // 3. Several blocks a row: each appends its candidates to the row's list in global memory, and
     //    the last to arrive (a ticket, as M's) loads the whole list into its shared memory.
     if (chunks > 1) {
         if (t == 0) s_base = atomicAdd(&tally[r].count, n);
         __syncthreads();
         const uint32_t base = s_base;
-        uint32_t hi = 0, lo_inv = 0;         // a long row's: the list's key range, for its select
+        uint32_t hi = 0, lo_inv = 0;   // a long row's: the list's key range, for its select
         // A short row's n counts the keys its buffer had no room for too (the row's total then says it falls
         // back): only the cap held are handed in. In a list build (lcap past cap) a short row beside long ones
         // read past the buffer without this; elsewhere lcap = cap bounds it, and the build is as it was.
@@ -419,16 +439,22 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         if (long_row) {
             hi = rowwise::warp_max(hi);
             lo_inv = rowwise::warp_max(lo_inv);
-            if (t % 32 == 0) { s_range[t / 32][0] = hi; s_range[t / 32][1] = lo_inv; }
+            if (t % 32 == 0) {
+                s_range[t / 32][0] = hi;
+                s_range[t / 32][1] = lo_inv;
+            }
             __syncthreads();
             if (t < 32) {
                 hi = rowwise::warp_max(s_range[t][0]);
                 lo_inv = rowwise::warp_max(s_range[t][1]);
-                if (t == 0) { atomicMax(&tally[r].hi, hi); atomicMax(&tally[r].lo_inv, lo_inv); }
+                if (t == 0) {
+                    atomicMax(&tally[r].hi, hi);
+                    atomicMax(&tally[r].lo_inv, lo_inv);
+                }
             }
         }
         if (counted) add_whole_key_counts(s_cand, n, least, sm.hist, g_row);
-        __threadfence();                     // our candidates are visible before we say we are done
+        __threadfence();   // our candidates are visible before we say we are done
         __syncthreads();
         if (t == 0) s_last = atomicAdd(&tally[r].arrived, 1u) == chunks - 1;
         __syncthreads();
@@ -439,7 +465,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if (t == 0) s_verdict = wait_for_call(miss, r);
             __syncthreads();
             if (s_verdict == kMissed)
-                finish_missed_row<Reader>(in, r, cols, begin, end, chunks, k, smallest, miss, sm, &s_last, out_vals, out_idx);
+                finish_missed_row<Reader>(in, r, cols, begin, end, chunks, k, smallest, miss, sm, &s_last, out_vals,
+                                          out_idx);
             else if (counted && s_verdict == kKthKnown)
                 collect_together<kMaxK>(row, len, r, k, part, chunks, list, __ldcg(&tally[r].count),
                                         __ldcg(&miss.state[r].prefix), __ldcg(&miss.state[r].k_rem), tally, miss, sm,
@@ -450,14 +477,13 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         n = __ldcg(&tally[r].count);
         list_hi = __ldcg(&tally[r].hi);
         list_lo = ~__ldcg(&tally[r].lo_inv);
-        if (counted)                         // the row's counts, zeroed for the next call as they are read
+        if (counted)   // the row's counts, zeroed for the next call as they are read
             for (int i = t; i < rowwise::kMaxBins; i += kBlock) {
                 sm.hist[i] = __ldcg(&g_row[i]);
                 g_row[i] = 0;
             }
-        if (n >= kk && n <= cap)
-            each_listed<4>(list, n, [&](uint32_t i, uint64_t p) { s_cand[i] = p; });
-        __syncthreads();                     // every thread has read the tally before it is cleared
+        if (n >= kk && n <= cap) each_listed<4>(list, n, [&](uint32_t i, uint64_t p) { s_cand[i] = p; });
+        __syncthreads();   // every thread has read the tally before it is cleared
         // (A counted long row keeps its list's length there until collect_together, or key_of_counts says no. The
         // kk-th key found right here instead, so that the tally is cleared once, was slower; TUNING.md.)
         if (t == 0) tally[r] = {counted && miss.state ? n : 0u, 0u, 0u, 0u};
@@ -477,8 +503,11 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
         if constexpr (sizeof(T) == 4) {
             short_select<kMaxK>(row, len, r, k, kk, s_cand, n, sm, out_vals, out_idx);
-        } else {                             // 16-bit keys: one count from the least key, else the digits from the top
-            if (t == 0) { sm.nsel = 0; sm.ties = 0; }
+        } else {   // 16-bit keys: one count from the least key, else the digits from the top
+            if (t == 0) {
+                sm.nsel = 0;
+                sm.ties = 0;
+            }
             uint32_t prefix = 0, k_rem = kk;
             int pbits = 0, d = 0;
             // bar is a value of T, and passes() kept the keys at or above its. One count where the digits take two
@@ -487,8 +516,8 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
             if ((kMaxK > kSmallK || kAhead == kAheadOneAnSm) && !isnan(bar))
                 whole_key_count(s_cand, n, to_key(T(bar), smallest), prefix, pbits, d, k_rem, sm.hist);
             __syncthreads();
-            rowwise::finish_row<kMaxK, kMaxK == kSmallK && !kList>(row, len, r, k, kk, s_cand, n, prefix, pbits, d, k_rem, sm,
-                                                                  out_vals, out_idx);
+            rowwise::finish_row<kMaxK, kMaxK == kSmallK && !kList>(row, len, r, k, kk, s_cand, n, prefix, pbits, d,
+                                                                   k_rem, sm, out_vals, out_idx);
         }
     } else if (kList && hit) {
         rowwise::write_padding(r, k, kk, smallest, out_vals, out_idx);
@@ -501,24 +530,24 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
                 else tally[r].count = 0;
                 set_step(miss, r, pbits == 32 ? kKthKnown : kHit);
             }
-            __syncthreads();                 // the row's counters are zeroed before this block counts
+            __syncthreads();   // the row's counters are zeroed before this block counts
             if (pbits == 32) {
                 collect_together<kMaxK>(row, len, r, k, part, chunks, list, n, kth, k_rem, tally, miss, sm, &s_last,
                                         out_vals, out_idx);
                 return;
             }
         }
-        if (pbits == 32) {                   // 16-bit keys, the kk-th key known (a ragged batch): one pass over the list
+        if (pbits == 32) {   // 16-bit keys, the kk-th key known (a ragged batch): one pass over the list
             gather_winners<8>(list, n, kth, k_rem, kk - k_rem, sm);
             rowwise::write_winners<kMaxK>(row, len, r, k, kk, sm, out_vals, out_idx);
         } else {
             // The list is read 2-4 times from L2 by this one block (from the first digit its keys differ in,
             // which saves passes): 8 loads in flight a thread, not 1 (one at a time, each pass waited ~32 L2
             // round trips).
-            rowwise::select_row<kMaxK>(row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, list_lo, list_hi,
-                                       [&](auto f) {
-                each_listed<8>(list, n, [&](uint32_t, uint64_t p) { f(uint32_t(p >> 32), topk::packed_index(p)); });
-            });
+            rowwise::select_row<kMaxK>(
+                row, len, n, r, k, kk, cap, s_cand, sm, out_vals, out_idx, list_lo, list_hi, [&](auto f) {
+                    each_listed<8>(list, n, [&](uint32_t, uint64_t p) { f(uint32_t(p >> 32), topk::packed_index(p)); });
+                });
         }
     } else if (by_all) {
         finish_missed_row<Reader>(in, r, cols, begin, end, chunks, k, smallest, miss, sm, &s_last, out_vals, out_idx);
@@ -527,4 +556,4 @@ sampled_rows(const T* __restrict__ in, const int64_t* __restrict__ offsets, uint
     }
 }
 
-}  // namespace sampled
+}   // namespace sampled

@@ -9,7 +9,6 @@
 
 namespace rowwise {
 
-
 // Scratch that a kernel leaves zeroed for its next call (M's row states and histograms, the sampled pass's
 // tallies): fresh scratch (a new allocation, or more bytes than were zeroed) is zeroed once here.
 // `slot` says which of a program's few such buffers this is.
@@ -21,7 +20,6 @@ inline void zero_fresh_scratch(int slot, void* p, size_t bytes) {
     zeroed[slot] = p;
     zeroed_bytes[slot] = bytes;
 }
-
 
 // M's scratch for rows x k: the row states and histograms (zeroed when fresh; every call leaves them
 // zeroed), and the winners. The sampled pass uses it for the long rows its sample missed.
@@ -51,10 +49,10 @@ void multi_topk(const RowPlan& p, const T* d_in, size_t rows, size_t cols, size_
     // gaps are a good part of M's fixed cost (measured in lesson01 TUNING.md).
     const int digits = topk::is_half_float<T> ? 2 : 3;
     for (int d = 0; d < digits; ++d)
-        course::launch_dependent(multi_digit_pass<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32,
-                                 d, state, hist);
-    course::launch_dependent(multi_collect<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32, state,
-                             sel_key, sel_col);
+        course::launch_dependent(multi_digit_pass<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest,
+                                 k32, d, state, hist);
+    course::launch_dependent(multi_collect<Reader, T>, p.grid, kBlock, 0, d_in, c32, chunks, p.chunk, smallest, k32,
+                             state, sel_key, sel_col);
     if (k <= size_t(kBlockMaxK)) {
         course::launch_dependent(sort_winners<T>, unsigned(rows), kBlock, 0, d_in, c32, k32, sel_key, sel_col, d_vals,
                                  d_idx);
@@ -107,9 +105,10 @@ void rowwise_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
 // A ragged batch (rows.cuh): B's kernel, each block reading its row's bounds from the offsets.
 // k <= 2048 (B sorts a row's k in shared memory); rows of any length, 0 included.
 template <class T = float, class Reader = AlignedRows>
-void ragged_topk(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k,
-                 bool smallest, T* d_vals, uint32_t* d_idx) {
-    if (k > size_t(kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (one block a row sorts its k in shared memory)");
+void ragged_topk(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k, bool smallest,
+                 T* d_vals, uint32_t* d_idx) {
+    if (k > size_t(kBlockMaxK))
+        throw course::UsageError("ragged rows: k <= 2048 (one block a row sorts its k in shared memory)");
     if (rows > 0x7FFFFFFFu) throw course::UsageError("more than 2^31 - 1 rows: one block per row");
     RowPlan p{Path::block};
     block_candidates(p);
@@ -119,7 +118,7 @@ void ragged_topk(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, s
     CUDA_CHECK_LAST();
 }
 
-}  // namespace rowwise
+}   // namespace rowwise
 
 namespace sampled {
 
@@ -139,7 +138,8 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
     uint64_t* g_cand = course::scratch_as<uint64_t>(9, p.chunks > 1 ? rows * p.lcap : 1);
     rowwise::zero_fresh_scratch(2, tally, rows * sizeof(Tally));
     // 16-bit long rows' whole-key counts (kMaxBins a row), left zeroed by each call for the next.
-    uint32_t* counts = sizeof(T) == 2 && p.lcap > p.cap ? course::scratch_as<uint32_t>(11, rows * rowwise::kMaxBins) : nullptr;
+    uint32_t* counts =
+        sizeof(T) == 2 && p.lcap > p.cap ? course::scratch_as<uint32_t>(11, rows * rowwise::kMaxBins) : nullptr;
     if (counts) rowwise::zero_fresh_scratch(3, counts, rows * rowwise::kMaxBins * sizeof(uint32_t));
     // Equal long rows: a row the sample missed is finished by its own blocks with M's steps (its scratch),
     // so every block is resident at once. (M's launches after the kernel, which mostly found no row to do,
@@ -153,12 +153,13 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
     auto run = [&](auto kernel) {
         course::allow_dynamic_smem(kernel, p.smem);
         if (by_all) {
-            course::launch_together(kernel, p.grid, kBlock, p.smem, d_in, d_offsets, uint32_t(len), uint32_t(k), smallest,
-                                    p.cap, p.lcap, p.chunks, p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
+            course::launch_together(kernel, p.grid, kBlock, p.smem, d_in, d_offsets, uint32_t(len), uint32_t(k),
+                                    smallest, p.cap, p.lcap, p.chunks, p.chunk, tally, g_cand, counts, miss, d_vals,
+                                    d_idx);
             return;
         }
-        kernel<<<p.grid, kBlock, p.smem>>>(d_in, d_offsets, uint32_t(len), uint32_t(k), smallest, p.cap, p.lcap, p.chunks,
-                                           p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
+        kernel<<<p.grid, kBlock, p.smem>>>(d_in, d_offsets, uint32_t(len), uint32_t(k), smallest, p.cap, p.lcap,
+                                           p.chunks, p.chunk, tally, g_cand, counts, miss, d_vals, d_idx);
         CUDA_CHECK_LAST();
     };
     // Eight builds a type: long rows (kList), grids of at most one block an SM, the rest (read past L1 or not); each for
@@ -171,20 +172,20 @@ void launch(const Plan& p, const T* d_in, const int64_t* d_offsets, size_t rows,
         by_k(sampled_rows<Reader, T, true, kSmallK, kAheadOneAnSm, sizeof(T) == 2>,
              sampled_rows<Reader, T, true, rowwise::kBlockMaxK, kAheadOneAnSm, sizeof(T) == 2>);
     else if (p.one_an_sm)
-        by_k(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
+        by_k(sampled_rows<Reader, T, false, kSmallK, kAheadOneAnSm>,
+             sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadOneAnSm>);
     else if (p.stream)
         by_k(sampled_rows<Reader, T, false, kSmallK, kAheadTwoAnSm, true>,
              sampled_rows<Reader, T, false, rowwise::kBlockMaxK, kAheadTwoAnSm, true>);
-    else
-        by_k(sampled_rows<Reader, T, false, kSmallK>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
+    else by_k(sampled_rows<Reader, T, false, kSmallK>, sampled_rows<Reader, T, false, rowwise::kBlockMaxK>);
 }
-
 
 // The row-wise launcher: the sampled pass where it applies (takes), W, B or M elsewhere.
 template <class T = float, class Reader = rowwise::AlignedRows>
 void serving_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     Plan p;
-    if (!takes<T>(rows, cols, k, &p)) return rowwise::rowwise_topk<T, Reader>(d_in, rows, cols, k, smallest, d_vals, d_idx);
+    if (!takes<T>(rows, cols, k, &p))
+        return rowwise::rowwise_topk<T, Reader>(d_in, rows, cols, k, smallest, d_vals, d_idx);
     launch<T, Reader>(p, d_in, nullptr, rows, cols, k, smallest, d_vals, d_idx);
 }
 
@@ -192,9 +193,10 @@ void serving_topk(const T* d_in, size_t rows, size_t cols, size_t k, bool smalle
 template <class T = float>
 void serving_ragged(const T* d_in, const int64_t* d_offsets, size_t rows, size_t, size_t max_len, size_t k,
                     bool smallest, T* d_vals, uint32_t* d_idx) {
-    if (k > size_t(rowwise::kBlockMaxK)) throw course::UsageError("ragged rows: k <= 2048 (the k are sorted in shared memory)");
-    launch<T, rowwise::AlignedRows>(plan_sampled<T>(rows, max_len, k), d_in, d_offsets, rows, max_len, k, smallest, d_vals, d_idx);
+    if (k > size_t(rowwise::kBlockMaxK))
+        throw course::UsageError("ragged rows: k <= 2048 (the k are sorted in shared memory)");
+    launch<T, rowwise::AlignedRows>(plan_sampled<T>(rows, max_len, k), d_in, d_offsets, rows, max_len, k, smallest,
+                                    d_vals, d_idx);
 }
 
-
-}  // namespace sampled
+}   // namespace sampled

@@ -45,4 +45,4 @@ inline int run_step(int argc, char** argv, const char* version, topk::rows::Laun
     return course::drive(argc, argv, def);
 }
 
-}  // namespace rows_steps
+}   // namespace rows_steps

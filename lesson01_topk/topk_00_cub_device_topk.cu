@@ -23,7 +23,7 @@
 
 namespace cubtopk {
 
-template <class T> using Key = topk::NarrowKey<T>;      // lesson.cuh: 16-bit keys for 16-bit floats
+template <class T> using Key = topk::NarrowKey<T>;   // lesson.cuh: 16-bit keys for 16-bit floats
 template <class T> using KeyOf = topk::NarrowKeyOf<T>;
 
 // Gathers out_vals[j] = in[idx[j]] (exact bits) and out_idx[j] = idx[j].
@@ -36,10 +36,12 @@ __global__ void gather(const T* __restrict__ in, const uint32_t* __restrict__ id
     out_vals[j] = in[idx[j]];
 }
 
-inline bool& raw() { static bool on = false; return on; }   // --raw: DeviceTopK alone, results unordered
+inline bool& raw() {
+    static bool on = false;
+    return on;
+}   // --raw: DeviceTopK alone, results unordered
 
-template <class T>
-void device_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void device_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     using K = Key<T>;
     auto keys_in = cuda::make_transform_iterator(d_in, KeyOf<T>{smallest});
     auto idx_in = cuda::counting_iterator<uint32_t>(0);
@@ -47,16 +49,16 @@ void device_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, ui
     uint32_t* idx_out = course::scratch_as<uint32_t>(1, k);
     K* keys_sorted = course::scratch_as<K>(2, k);
     uint32_t* idx_sorted = course::scratch_as<uint32_t>(3, k);
-    const auto env = cuda::std::execution::env{cuda::execution::require(
-        cuda::execution::determinism::not_guaranteed, cuda::execution::output_ordering::unsorted)};
+    const auto env = cuda::std::execution::env{cuda::execution::require(cuda::execution::determinism::not_guaranteed,
+                                                                        cuda::execution::output_ordering::unsorted)};
     size_t topk_bytes = 0, sort_bytes = 0;
     CUDA_CHECK(cub::DeviceTopK::MaxPairs(nullptr, topk_bytes, keys_in, keys_out, idx_in, idx_out, int64_t(n),
                                          int64_t(k), env));
     CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sort_bytes, keys_out, keys_sorted, idx_out,
                                                          idx_sorted, int(k)));
     void* temp = course::scratch(4, std::max(topk_bytes, sort_bytes));
-    CUDA_CHECK(cub::DeviceTopK::MaxPairs(temp, topk_bytes, keys_in, keys_out, idx_in, idx_out, int64_t(n),
-                                         int64_t(k), env));
+    CUDA_CHECK(
+        cub::DeviceTopK::MaxPairs(temp, topk_bytes, keys_in, keys_out, idx_in, idx_out, int64_t(n), int64_t(k), env));
     const uint32_t* first = idx_out;
     if (!raw()) {
         CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(temp, sort_bytes, keys_out, keys_sorted, idx_out,
@@ -67,7 +69,7 @@ void device_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, ui
     CUDA_CHECK_LAST();
 }
 
-}  // namespace cubtopk
+}   // namespace cubtopk
 
 int main(int argc, char** argv) {
     using cubtopk::device_topk;
@@ -81,7 +83,8 @@ int main(int argc, char** argv) {
     lim.max_n = (uint64_t(1) << 31) - 1;
     lim.why = "CUB's sort of the k results takes an int count";
     lim.unsorted = cubtopk::raw();
-    return topk::run_lesson(int(args.size()), args.data(), cubtopk::raw() ? "topk_00_cub_device_topk_raw" : "topk_00_cub_device_topk",
+    return topk::run_lesson(int(args.size()), args.data(),
+                            cubtopk::raw() ? "topk_00_cub_device_topk_raw" : "topk_00_cub_device_topk",
                             device_topk<float>, device_topk<int32_t>, device_topk<uint32_t>, lim,
                             {device_topk<__half>, device_topk<__nv_bfloat16>});
 }

@@ -40,8 +40,7 @@ __global__ void take_first(const T* __restrict__ in, const uint32_t* __restrict_
     out_vals[j] = in[i];
 }
 
-template <class T>
-void cub_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void cub_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     uint32_t* keys = course::scratch_as<uint32_t>(0, n);
     uint32_t* idx = course::scratch_as<uint32_t>(1, n);
     uint32_t* keys_out = course::scratch_as<uint32_t>(2, n);

@@ -17,8 +17,7 @@
 // Run:          ./topk01 --n 1000000 --k 20 --type int32        ./topk01 --test
 #include "insertion.cuh"
 
-template <class T>
-void seed_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void seed_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     int block = topk::insertion::block_for_k(k);
     // As many blocks as can be resident at once (about 4 per SM at 32 KB of shared memory each),
     // never more than there are elements for.

@@ -17,8 +17,7 @@
 // Run:          ./topk02 --n 2^24 --k 32       ./topk02 --test
 #include "insertion.cuh"
 
-template <class T>
-void multipass_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void multipass_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     using namespace topk::insertion;
     const size_t block = size_t(block_for_k(k));
     const size_t per_block = block * std::max<size_t>(32, 4 * k);   // elements each block reduces
@@ -27,7 +26,7 @@ void multipass_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals,
                         course::scratch_as<uint64_t>(1, size_t(grid) * k)};
     size_t m = run_pass<T, true>(d_in, nullptr, n, k, smallest, buf[0], grid);
     int cur = 0;
-    while (grid > 1) {                       // shrink the candidates until one block's list is left
+    while (grid > 1) {   // shrink the candidates until one block's list is left
         grid = course::blocks_for(m, per_block);
         m = run_pass<T, false>(d_in, buf[cur], m, k, smallest, buf[1 - cur], grid);
         cur = 1 - cur;

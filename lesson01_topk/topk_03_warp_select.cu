@@ -28,10 +28,9 @@ constexpr int kWarpsPerBlock = 4;
 
 // One compare-exchange step of a bitonic network over v[0..Q) of a warp (element e = r*32 + lane).
 // The pair (e, e ^ stride) goes in descending order when bit `size` of e is 0, ascending otherwise.
-template <int Q>
-__device__ __forceinline__ void step(uint64_t (&v)[Q], int size, int stride) {
+template <int Q> __device__ __forceinline__ void step(uint64_t (&v)[Q], int size, int stride) {
     const int lane = threadIdx.x & 31;
-    if (stride >= 32) {                       // partner in another register of the same lane
+    if (stride >= 32) {   // partner in another register of the same lane
         const int rs = stride >> 5;
 #pragma unroll
         for (int r = 0; r < Q; ++r) {
@@ -39,10 +38,13 @@ __device__ __forceinline__ void step(uint64_t (&v)[Q], int size, int stride) {
             if (p > r) {
                 bool desc = ((r * 32 + lane) & size) == 0;
                 uint64_t a = v[r], b = v[p];
-                if ((a < b) == desc) { v[r] = b; v[p] = a; }
+                if ((a < b) == desc) {
+                    v[r] = b;
+                    v[p] = a;
+                }
             }
         }
-    } else {                                  // partner in the same register of lane ^ stride
+    } else {   // partner in the same register of lane ^ stride
 #pragma unroll
         for (int r = 0; r < Q; ++r) {
             bool desc = ((r * 32 + lane) & size) == 0;
@@ -54,8 +56,7 @@ __device__ __forceinline__ void step(uint64_t (&v)[Q], int size, int stride) {
 }
 
 // Sorts the warp's 32*Q values descending.
-template <int Q>
-__device__ __forceinline__ void sort_desc(uint64_t (&v)[Q]) {
+template <int Q> __device__ __forceinline__ void sort_desc(uint64_t (&v)[Q]) {
 #pragma unroll
     for (int size = 2; size <= 32 * Q; size *= 2)
 #pragma unroll
@@ -66,8 +67,7 @@ __device__ __forceinline__ void sort_desc(uint64_t (&v)[Q]) {
 // list[e] and q[32Q-1-e] (a bitonic sequence), then a bitonic merge sorts it. The kernels take the
 // merge as a template parameter: exercises/warp_merge.cu replaces MergeTop with its own.
 struct MergeTop {
-    template <int Q>
-    __device__ __forceinline__ static void apply(uint64_t (&list)[Q], const uint64_t (&q)[Q]) {
+    template <int Q> __device__ __forceinline__ static void apply(uint64_t (&list)[Q], const uint64_t (&q)[Q]) {
         const int lane = threadIdx.x & 31;
 #pragma unroll
         for (int r = 0; r < Q; ++r) {
@@ -83,26 +83,30 @@ struct MergeTop {
 // the candidates to its sorted top 32*Q, written to out[w * 32Q ...].
 template <class T, int Q, bool kFromInput, class Merge>
 __global__ void __launch_bounds__(32 * kWarpsPerBlock)
-warp_select(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t m, size_t per_warp,
-            bool smallest, uint64_t* __restrict__ out) {
+    warp_select(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t m, size_t per_warp, bool smallest,
+                uint64_t* __restrict__ out) {
     const int lane = threadIdx.x & 31;
     const size_t w = blockIdx.x * size_t(kWarpsPerBlock) + (threadIdx.x >> 5);
     const size_t begin = w * per_warp, end = min(m, begin + per_warp);
     uint64_t list[Q], q[Q];
 #pragma unroll
-    for (int r = 0; r < Q; ++r) { list[r] = kEmpty; q[r] = kEmpty; }
-    uint64_t kth = kEmpty;                    // the warp's current k-th best (list's last element)
-    int count = 0;                            // this lane's queue length
+    for (int r = 0; r < Q; ++r) {
+        list[r] = kEmpty;
+        q[r] = kEmpty;
+    }
+    uint64_t kth = kEmpty;                                // the warp's current k-th best (list's last element)
+    int count = 0;                                        // this lane's queue length
     for (size_t base = begin; base < end; base += 32) {   // the whole warp iterates together
         size_t i = base + lane;
         uint64_t x = kEmpty;
         if (i < end) x = kFromInput ? pack(to_key(in[i], smallest), uint32_t(i)) : cand[i];
         if (x > kth) {
 #pragma unroll
-            for (int r = 0; r < Q; ++r) if (r == count) q[r] = x;   // no run-time register index
+            for (int r = 0; r < Q; ++r)
+                if (r == count) q[r] = x;   // no run-time register index
             ++count;
         }
-        if (__any_sync(kFull, count == Q)) {  // a queue is full: merge every queue into the list
+        if (__any_sync(kFull, count == Q)) {   // a queue is full: merge every queue into the list
             sort_desc<Q>(q);
             Merge::template apply<Q>(list, q);
 #pragma unroll
@@ -111,7 +115,7 @@ warp_select(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t 
             kth = __shfl_sync(kFull, list[Q - 1], 31);
         }
     }
-    sort_desc<Q>(q);                          // what is left in the queues
+    sort_desc<Q>(q);   // what is left in the queues
     Merge::template apply<Q>(list, q);
     if (begin < m) {
 #pragma unroll
@@ -134,7 +138,8 @@ void run(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* 
     while (warps > 1) {
         warps = warps_for(m);
         grid = course::blocks_for(warps, kWarpsPerBlock);
-        warp_select<T, Q, false, Merge><<<grid, 32 * kWarpsPerBlock>>>(d_in, buf[cur], m, per_warp, smallest, buf[1 - cur]);
+        warp_select<T, Q, false, Merge>
+            <<<grid, 32 * kWarpsPerBlock>>>(d_in, buf[cur], m, per_warp, smallest, buf[1 - cur]);
         CUDA_CHECK_LAST();
         m = warps * list;
         cur = 1 - cur;
@@ -160,11 +165,11 @@ inline topk::Limits limits() {
     return lim;
 }
 
-}  // namespace ws
+}   // namespace ws
 
 #ifndef COURSE_NO_MAIN   // exercises/ and wrong/ programs include this file for its kernels
 int main(int argc, char** argv) {
-    return topk::run_lesson(argc, argv, "topk_03_warp_select", ws::warp_select_topk<float>, ws::warp_select_topk<int32_t>,
-                            ws::warp_select_topk<uint32_t>, ws::limits());
+    return topk::run_lesson(argc, argv, "topk_03_warp_select", ws::warp_select_topk<float>,
+                            ws::warp_select_topk<int32_t>, ws::warp_select_topk<uint32_t>, ws::limits());
 }
 #endif

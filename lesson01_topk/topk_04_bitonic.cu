@@ -27,8 +27,8 @@ constexpr int kMaxList = 2048;
 // Delta from 03: a block keeps its best K2 in shared memory; a chunk with a key above the K2-th is sorted and merged in.
 template <class T, bool kFromInput>
 __global__ void __launch_bounds__(kBlock)
-bitonic_topk(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t m, size_t per_block, int k2,
-             bool smallest, uint64_t* __restrict__ out) {
+    bitonic_topk(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t m, size_t per_block, int k2,
+                 bool smallest, uint64_t* __restrict__ out) {
     __shared__ uint64_t best[kMaxList], chunk[kMaxList];
     const int t = threadIdx.x;
     const size_t begin = blockIdx.x * per_block, end = min(m, begin + per_block);
@@ -44,7 +44,7 @@ bitonic_topk(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t
             chunk[e] = x;
             useful |= x > floor;
         }
-        if (!__syncthreads_or(useful)) continue;       // nothing here beats the K2-th best
+        if (!__syncthreads_or(useful)) continue;   // nothing here beats the K2-th best
         bitonic::block_sort_desc(chunk, k2);
         for (int e = t; e < k2; e += kBlock) {
             uint64_t y = chunk[k2 - 1 - e];
@@ -57,24 +57,23 @@ bitonic_topk(const T* __restrict__ in, const uint64_t* __restrict__ cand, size_t
         for (int e = t; e < k2; e += kBlock) out[blockIdx.x * size_t(k2) + e] = best[e];
 }
 
-}  // namespace bt
+}   // namespace bt
 
-template <class T>
-void bitonic_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void bitonic_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     int k2 = 32;
     while (size_t(k2) < k) k2 *= 2;
     const size_t per_block = std::max<size_t>(65536, 32 * size_t(k2));   // each pass shrinks >= 32x
     size_t blocks = (n + per_block - 1) / per_block;
     uint64_t* buf[2] = {course::scratch_as<uint64_t>(0, blocks * k2), course::scratch_as<uint64_t>(1, blocks * k2)};
-    bt::bitonic_topk<T, true><<<course::blocks_for(blocks, 1), bt::kBlock>>>(d_in, nullptr, n, per_block, k2,
-                                                                            smallest, buf[0]);
+    bt::bitonic_topk<T, true>
+        <<<course::blocks_for(blocks, 1), bt::kBlock>>>(d_in, nullptr, n, per_block, k2, smallest, buf[0]);
     CUDA_CHECK_LAST();
     size_t m = blocks * k2;
     int cur = 0;
     while (blocks > 1) {
         blocks = (m + per_block - 1) / per_block;
-        bt::bitonic_topk<T, false><<<course::blocks_for(blocks, 1), bt::kBlock>>>(d_in, buf[cur], m, per_block, k2,
-                                                                                 smallest, buf[1 - cur]);
+        bt::bitonic_topk<T, false>
+            <<<course::blocks_for(blocks, 1), bt::kBlock>>>(d_in, buf[cur], m, per_block, k2, smallest, buf[1 - cur]);
         CUDA_CHECK_LAST();
         m = blocks * k2;
         cur = 1 - cur;

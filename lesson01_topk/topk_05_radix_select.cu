@@ -22,8 +22,8 @@ namespace radix {
 
 inline std::vector<course::KernelPlan> kernel_plans(const course::Options&, const course::Case& c) {
     std::vector<course::KernelPlan> v;
-    v.push_back({"select_pass", kBlock, 0, 0, 1,
-                 "K0..K3: " + std::to_string(pass_grid(c.n)) + " blocks (4 an SM at most)"});
+    v.push_back(
+        {"select_pass", kBlock, 0, 0, 1, "K0..K3: " + std::to_string(pass_grid(c.n)) + " blocks (4 an SM at most)"});
     if (c.param <= kSmallSortMax) v.push_back({"rank_results", kBlock, 0, 0, 1, "order the k results"});
     else v.push_back({"gather_sorted", 256, 0, 0, 1, "after CUB's radix sort of the k results"});
     return v;
@@ -31,8 +31,7 @@ inline std::vector<course::KernelPlan> kernel_plans(const course::Options&, cons
 static course::PlanHook plan_hook(kernel_plans);
 
 // The four digit passes on a zeroed state, then the k results in order.
-template <class T>
-void passes_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void passes_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     const PassScratch sc = pass_scratch(n, k);
     CUDA_CHECK(cudaMemsetAsync(sc.st, 0, sizeof(State)));
     run_passes<T, FindBucket, Policy<true>>(d_in, n, k, smallest, sc.st, sc.bufs, sc.out_keys, sc.out_idx,
@@ -40,8 +39,8 @@ void passes_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, ui
     order_results(d_in, n, k, sc.out_keys, sc.out_idx, d_vals, d_idx);
 }
 
-}  // namespace radix
-}  // namespace topk
+}   // namespace radix
+}   // namespace topk
 
 int main(int argc, char** argv) {
     using namespace topk::radix;

@@ -40,13 +40,12 @@ constexpr size_t kSampleMinN = size_t(1) << 22;
 // estimates the keys above it and whether they fit a candidate buffer (est_ok; if not, F does
 // nothing and K0 reads the input).
 template <class T, int LVL, class Find>
-__global__ void __launch_bounds__(kBlock)
-sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State* st, uint32_t cap,
-            size_t sampled) {
+__global__ void __launch_bounds__(kBlock) sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest,
+                                                      State* st, uint32_t cap, size_t sampled) {
     __shared__ uint32_t s_hist[kBins];
     __shared__ uint32_t s_flag;
     const int t = threadIdx.x;
-    if (LVL == 1 && !st->est_ok) return;                 // S0 found nothing (the same for every block)
+    if (LVL == 1 && !st->est_ok) return;   // S0 found nothing (the same for every block)
     const uint32_t bucket0 = LVL == 1 ? st->sample_bucket : 0;
     for (int i = t; i < kBins; i += kBlock) s_hist[i] = 0;
     __syncthreads();
@@ -55,7 +54,7 @@ sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         size_t base = s * kSampleStride * kTile;
         uint32_t key[kItems];
 #pragma unroll
-        for (int j = 0; j < kItems; ++j) {               // all loads first, unconditional (see select_pass)
+        for (int j = 0; j < kItems; ++j) {   // all loads first, unconditional (see select_pass)
             size_t e = base + size_t(j) * kBlock + t;
             key[j] = to_key(in[e < n ? e : n - 1], smallest);
         }
@@ -66,7 +65,8 @@ sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
         }
     }
     __syncthreads();
-    for (int i = t; i < kBins; i += kBlock) if (s_hist[i]) atomicAdd(&st->sample_hist[LVL][i], s_hist[i]);
+    for (int i = t; i < kBins; i += kBlock)
+        if (s_hist[i]) atomicAdd(&st->sample_hist[LVL][i], s_hist[i]);
     __threadfence();
     __syncthreads();
     if (t == 0) s_flag = atomicAdd(&st->done_blocks[4 + LVL], 1u) == gridDim.x - 1;
@@ -75,7 +75,7 @@ sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     __threadfence();
     double expect = double(k) * double(sampled) / double(n);
     uint32_t target = uint32_t(std::ceil(expect + 4.0 * std::sqrt(expect) + 8.0));
-    if (LVL == 1) target -= st->sample_above;            // keys of the sample above S0's bucket
+    if (LVL == 1) target -= st->sample_above;   // keys of the sample above S0's bucket
     for (int i = t; i < kBins; i += kBlock) s_hist[i] = __ldcg(&st->sample_hist[LVL][i]);
     __syncthreads();
     Choice c = Find::apply(s_hist, kBins, target);
@@ -93,9 +93,9 @@ sample_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, State
     }
 }
 
-constexpr int kFilterVecs = 8;                               // 16-byte loads per thread and tile
-constexpr int kFilterItems = 4 * kFilterVecs;                // 32 keys: 128 bytes in flight a thread
-constexpr int kFilterTile = kBlock * kFilterItems;           // 8192 keys
+constexpr int kFilterVecs = 8;                       // 16-byte loads per thread and tile
+constexpr int kFilterItems = 4 * kFilterVecs;        // 32 keys: 128 bytes in flight a thread
+constexpr int kFilterTile = kBlock * kFilterItems;   // 8192 keys
 
 // F: copies every key >= the guessed threshold (with its index) to candidate buffer 0, in any
 // order: a stream compaction with a tiny output, so a warp with nothing to keep costs its loads, a
@@ -103,10 +103,10 @@ constexpr int kFilterTile = kBlock * kFilterItems;           // 8192 keys
 // k-th key is >= the threshold, so the answer and all its ties are in the buffer: K0..K3 read it.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool aligned, State* st, Buffers bufs) {
+    filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool aligned, State* st, Buffers bufs) {
     __shared__ uint32_t s_flag;
     const int t = threadIdx.x;
-    if (!st->est_ok) return;                             // no usable guess: K0 reads the input
+    if (!st->est_ok) return;   // no usable guess: K0 reads the input
     const uint32_t threshold = st->est_threshold;
     const size_t tiles = (n + kFilterTile - 1) / kFilterTile;
     // Key i of this thread is element base + (v * kBlock + t) * 4 + c for i = 4v + c: each 16-byte
@@ -115,31 +115,36 @@ filter_pass(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, bool 
     for (size_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const size_t base = tile * kFilterTile;
         uint32_t w[kFilterItems];
-        if (aligned && base + kFilterTile <= n) {        // a whole tile: 16-byte loads (8-byte: 16-bit types)
+        if (aligned && base + kFilterTile <= n) {   // a whole tile: 16-byte loads (8-byte: 16-bit types)
             if constexpr (sizeof(T) == 4) {
                 const uint4* v4 = reinterpret_cast<const uint4*>(in + base);
 #pragma unroll
                 for (int v = 0; v < kFilterVecs; ++v) {
                     uint4 q = v4[v * kBlock + t];
-                    w[4 * v] = q.x; w[4 * v + 1] = q.y; w[4 * v + 2] = q.z; w[4 * v + 3] = q.w;
+                    w[4 * v] = q.x;
+                    w[4 * v + 1] = q.y;
+                    w[4 * v + 2] = q.z;
+                    w[4 * v + 3] = q.w;
                 }
             } else {
                 const uint2* v2 = reinterpret_cast<const uint2*>(in + base);
 #pragma unroll
                 for (int v = 0; v < kFilterVecs; ++v) {
                     uint2 q = v2[v * kBlock + t];
-                    w[4 * v] = q.x & 0xFFFFu; w[4 * v + 1] = q.x >> 16;
-                    w[4 * v + 2] = q.y & 0xFFFFu; w[4 * v + 3] = q.y >> 16;
+                    w[4 * v] = q.x & 0xFFFFu;
+                    w[4 * v + 1] = q.x >> 16;
+                    w[4 * v + 2] = q.y & 0xFFFFu;
+                    w[4 * v + 3] = q.y >> 16;
                 }
             }
-        } else {                                          // the last tile (or a misaligned input)
+        } else {   // the last tile (or a misaligned input)
 #pragma unroll
             for (int i = 0; i < kFilterItems; ++i) {
                 size_t e = element(base, i);
                 w[i] = e < n ? bits_of(in[e]) : 0u;
             }
         }
-        uint32_t keep = 0, n_keep = 0;                    // keep: bit i for key i
+        uint32_t keep = 0, n_keep = 0;   // keep: bit i for key i
 #pragma unroll
         for (int i = 0; i < kFilterItems; ++i) {
             w[i] = to_key(from_bits<T>(w[i]), smallest);
@@ -202,10 +207,10 @@ inline SmallState* small_state() {
 // the call fell back to the launch sequence); with 3 it takes 80 registers, no spill.
 template <class T, class Find, class Pol>
 __global__ void __launch_bounds__(kBlock, 3)
-small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, SmallState* st,
-             uint32_t* __restrict__ res_keys, uint32_t* __restrict__ res_idx,
-             T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
-    __shared__ uint64_t s_packed[kSmallSortMax];          // the k results (rank phase); the bins before
+    small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, SmallState* st,
+                 uint32_t* __restrict__ res_keys, uint32_t* __restrict__ res_idx, T* __restrict__ out_vals,
+                 uint32_t* __restrict__ out_idx) {
+    __shared__ uint64_t s_packed[kSmallSortMax];   // the k results (rank phase); the bins before
     __shared__ uint32_t s_warp[kBlock / 32];
     __shared__ uint32_t s_base[2];
     uint32_t* s_hist = reinterpret_cast<uint32_t*>(s_packed);
@@ -214,7 +219,7 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
     const size_t base = size_t(blockIdx.x) * kSmallTile;   // blocks past the last tile hold nothing
     uint32_t key[kSmallItems];
 #pragma unroll
-    for (int j = 0; j < kSmallItems; ++j) {                   // all loads first, unconditional (see select_pass)
+    for (int j = 0; j < kSmallItems; ++j) {   // all loads first, unconditional (see select_pass)
         size_t e = base + size_t(j) * kBlock + t;
         key[j] = to_key(in[e < n ? e : n - 1], smallest);
     }
@@ -234,13 +239,13 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
         for (int i = t; i < digit_bins(L); i += kBlock) s_hist[i] = __ldcg(&st->hist[L][i]);
         __syncthreads();
         Choice c = Find::apply(s_hist, digit_bins(L), k_rem);
-        __syncthreads();                                  // every thread is done with the bins
-        if (!c.found) c = {0, 0, 0, false};               // cannot happen for 1 <= k <= n
+        __syncthreads();                      // every thread is done with the bins
+        if (!c.found) c = {0, 0, 0, false};   // cannot happen for 1 <= k <= n
         prefix |= c.bucket << digit_shift(L);
         mask |= uint32_t(digit_bins(L) - 1) << digit_shift(L);
         k_rem -= c.above;
-        if (c.count == k_rem) break;                      // the whole bucket is needed: stop early
-    }                                                     // (the same decision in every block)
+        if (c.count == k_rem) break;   // the whole bucket is needed: stop early
+    }                                  // (the same decision in every block)
     // Keys whose top bits (mask) are above prefix: in the answer (k - k_rem of them); equal to it:
     // "ties" (after all three digits, the k-th key itself), k_rem of them are needed.
     uint32_t n_out = 0, n_tie = 0;
@@ -250,8 +255,8 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
         n_out += valid && (key[j] & mask) > prefix;
         n_tie += Pol::keep_ties && valid && (key[j] & mask) == prefix;
     }
-    if (__syncthreads_or(n_out + n_tie != 0)) {          // most blocks hold no result
-        uint32_t total;                                   // both counts < 2^13: one scan of n_out | n_tie << 16
+    if (__syncthreads_or(n_out + n_tie != 0)) {   // most blocks hold no result
+        uint32_t total;                           // both counts < 2^13: one scan of n_out | n_tie << 16
         uint32_t offs = scan::block_exclusive_scan<kBlock>(n_out | (n_tie << 16), 0u, total, s_warp);
         if (t == 0) {
             s_base[0] = (total & 0xFFFFu) ? atomicAdd(&st->out_count, total & 0xFFFFu) : 0;
@@ -264,10 +269,16 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
             bool valid = base + size_t(j) * kBlock + t < n;
             uint32_t e = uint32_t(base + size_t(j) * kBlock + t);
             if (valid && (key[j] & mask) > prefix) {
-                if (o < k) { res_keys[o] = key[j]; res_idx[o] = e; }
+                if (o < k) {
+                    res_keys[o] = key[j];
+                    res_idx[o] = e;
+                }
                 ++o;
             } else if (Pol::keep_ties && valid && (key[j] & mask) == prefix) {
-                if (ti < k_rem) { res_keys[k - k_rem + ti] = key[j]; res_idx[k - k_rem + ti] = e; }
+                if (ti < k_rem) {
+                    res_keys[k - k_rem + ti] = key[j];
+                    res_idx[k - k_rem + ti] = e;
+                }
                 ++ti;
             }
         }
@@ -275,7 +286,10 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
     grid.sync();
     // Every count of this call has been read: leave the state zeroed for the next call.
     for (uint32_t i = blockIdx.x * kBlock + t; i < 3 * kBins; i += gridDim.x * kBlock) (&st->hist[0][0])[i] = 0;
-    if (blockIdx.x == 0 && t == 0) { st->out_count = 0; st->tie_count = 0; }
+    if (blockIdx.x == 0 && t == 0) {
+        st->out_count = 0;
+        st->tie_count = 0;
+    }
     // Rank: result r goes to position #{results with a larger packed value}. Warp w of the grid
     // takes results w, w + warps, ...; only blocks that own a result load the k results.
     const uint32_t warps = gridDim.x * kSmallWarps, first = blockIdx.x * kSmallWarps;
@@ -283,14 +297,14 @@ small_select(const T* __restrict__ in, size_t n, uint32_t k, bool smallest, Smal
     for (uint32_t i = t; i < k; i += kBlock) s_packed[i] = pack(__ldcg(&res_keys[i]), __ldcg(&res_idx[i]));
     __syncthreads();
     const int lane = t & 31;
-    for (uint32_t r = first + t / 32; r < k; r += warps) rank_and_write<1>(s_packed, k, r, lane, in, n, out_vals, out_idx);
+    for (uint32_t r = first + t / 32; r < k; r += warps)
+        rank_and_write<1>(s_packed, k, r, lane, in, n, out_vals, out_idx);
 }
 
 // The largest grid small_select can launch with every block resident (0: no cooperative launch):
 // blocks per SM from the compiled code's occupancy (--plan without a GPU: the GPU's limits), capped
 // by its shared memory and its launch bounds' 3, times the SMs.
-template <class T, class Find, class Pol>
-int small_grid_max() {
+template <class T, class Find, class Pol> int small_grid_max() {
     static int cached = -1;
     if (cached < 0) {
         const course::DeviceInfo& d = course::device();
@@ -312,17 +326,16 @@ int small_grid_max() {
 // or the launch sequence (sampled first from 2^22 keys). --plan prints it; radix_topk runs it.
 struct RadixPlan {
     bool one_launch = false;
-    unsigned grid = 0;                       // one launch: its cooperative grid; else K0..K3's grid
+    unsigned grid = 0;   // one launch: its cooperative grid; else K0..K3's grid
     bool sampled = false;
     unsigned sample_grid = 0;
 };
 
-template <class T, class Find = FindBucket, class Pol = Policy<true>>
-RadixPlan plan_radix(size_t n, size_t k) {
+template <class T, class Find = FindBucket, class Pol = Policy<true>> RadixPlan plan_radix(size_t n, size_t k) {
     RadixPlan p;
     const size_t tiles = (n + kSmallTile - 1) / kSmallTile;
     const size_t want = std::max<size_t>(tiles, (k + kSmallWarps - 1) / kSmallWarps);   // a warp per result
-    const int grid_max = small_grid_max<T, Find, Pol>();   // cached after the first call
+    const int grid_max = small_grid_max<T, Find, Pol>();                                // cached after the first call
     if (k <= kSmallSortMax && tiles <= size_t(grid_max)) {
         p.one_launch = true;
         p.grid = unsigned(std::min<size_t>(want, size_t(grid_max)));
@@ -389,8 +402,8 @@ inline Limits limits() {
     return lim;
 }
 
-}  // namespace radix
-}  // namespace topk
+}   // namespace radix
+}   // namespace topk
 
 #ifndef COURSE_NO_MAIN   // radix_topk.cuh includes this file without its main
 int main(int argc, char** argv) {

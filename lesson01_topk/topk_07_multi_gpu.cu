@@ -51,7 +51,7 @@ __global__ void merge_lists(const T* __restrict__ vals, const uint32_t* __restri
     size_t place = s - size_t(r) * per;
     for (int q = 0; q < lists; ++q) {
         if (q == r) continue;
-        size_t lo = 0, hi = per;                            // first slot of list q below mine
+        size_t lo = 0, hi = per;   // first slot of list q below mine
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
             if (packed_at(vals, idx, size_t(q) * per + mid, smallest) > mine) lo = mid + 1;
@@ -59,7 +59,10 @@ __global__ void merge_lists(const T* __restrict__ vals, const uint32_t* __restri
         }
         place += lo;
     }
-    if (place < k) { out_vals[place] = vals[s]; out_idx[place] = idx[s]; }
+    if (place < k) {
+        out_vals[place] = vals[s];
+        out_idx[place] = idx[s];
+    }
 }
 
 // k > 4096 (topk_06's lists are ordered by key only): every slot's packed value, CUB sorts them.
@@ -77,12 +80,15 @@ template <class T>
 __global__ void gather_slots(const T* __restrict__ vals, const uint32_t* __restrict__ idx, const uint32_t* slot,
                              size_t k, T* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (j < k) { out_vals[j] = vals[slot[j]]; out_idx[j] = idx[slot[j]]; }
+    if (j < k) {
+        out_vals[j] = vals[slot[j]];
+        out_idx[j] = idx[slot[j]];
+    }
 }
 
-template <class T>
-class TopkJob : public mgpu::Job {
+template <class T> class TopkJob : public mgpu::Job {
     static_assert(sizeof(T) == 4, "the check compares values as 32-bit words");
+
 public:
     TopkJob(const course::Options& o, const course::Case& c) : k_(c.param) {
         mgpu::Team& t = mgpu::team();
@@ -92,7 +98,8 @@ public:
         input_ = topk::make_input<T>(c.n, dist, o.seed);
         n = c.n;
         if (n == 0) throw course::UsageError("top-k needs at least one element (n=0)");
-        if (k_ < 1 || k_ > n) throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and n=" + std::to_string(n));
+        if (k_ < 1 || k_ > n)
+            throw course::UsageError("--k " + std::to_string(k_) + " must be between 1 and n=" + std::to_string(n));
         bytes = double(sizeof(T)) * n + (sizeof(T) + 4.0) * k_;
         mine_ = mgpu::slice_of(n, t.rank, t.size);
         per_ = std::min<size_t>(k_, mgpu::slice_of(n, 0, t.size).count);   // GPU 0's slice is the longest
@@ -101,7 +108,7 @@ public:
             throw course::UsageError("k=" + std::to_string(k_) + " on " + std::to_string(t.size) + " ranks: " +
                                      std::to_string(slots_) + " candidates, beyond the 2^31 - 1 of the merge's sort");
         mgpu::require_device_memory(double(sizeof(T)) * mine_.count + (sizeof(T) + 4.0) * (per_ + k_) +
-                                      (sizeof(T) + 20.0) * slots_ + 24.0 * mine_.count);
+                                    (sizeof(T) + 20.0) * slots_ + 24.0 * mine_.count);
         d_in_ = course::DeviceArray<T>(mine_.count);
         d_in_.upload(input_.data() + mine_.begin, mine_.count);
         d_my_vals_ = course::DeviceArray<T>(per_);
@@ -120,8 +127,9 @@ public:
             d_slot_ = course::DeviceArray<uint32_t>(slots_);
             d_slot_sorted_ = course::DeviceArray<uint32_t>(slots_);
             size_t temp = 0;
-            CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp, d_packed_.data(), d_packed_sorted_.data(),
-                                                                 d_slot_.data(), d_slot_sorted_.data(), slots_));
+            CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, temp, d_packed_.data(),
+                                                                 d_packed_sorted_.data(), d_slot_.data(),
+                                                                 d_slot_sorted_.data(), slots_));
             d_temp_ = course::DeviceArray<unsigned char>(std::max<size_t>(temp, 1));
         }
         steps.name({"local top-k", "all-gather", "merge"});
@@ -132,7 +140,8 @@ public:
         const size_t mine_k = std::min(k_, mine_.count);
         steps.begin();
         if (mine_k) {
-            topk::radix::radix_topk<T>(d_in_.data(), mine_.count, mine_k, smallest_, d_my_vals_.data(), d_my_idx_.data());
+            topk::radix::radix_topk<T>(d_in_.data(), mine_.count, mine_k, smallest_, d_my_vals_.data(),
+                                       d_my_idx_.data());
             to_global_index<<<course::blocks_for(mine_k, 256), 256>>>(d_my_idx_.data(), mine_k, uint32_t(mine_.begin));
             CUDA_CHECK_LAST();
         }
@@ -151,16 +160,19 @@ public:
                 d_all_vals_.data(), d_all_idx_.data(), slots_, smallest_, d_packed_.data(), d_slot_.data());
             CUDA_CHECK_LAST();
             size_t temp = d_temp_.size();
-            CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(d_temp_.data(), temp, d_packed_.data(), d_packed_sorted_.data(),
-                                                                 d_slot_.data(), d_slot_sorted_.data(), slots_, 0, 64,
-                                                                 t.stream));
+            CUDA_CHECK(cub::DeviceRadixSort::SortPairsDescending(d_temp_.data(), temp, d_packed_.data(),
+                                                                 d_packed_sorted_.data(), d_slot_.data(),
+                                                                 d_slot_sorted_.data(), slots_, 0, 64, t.stream));
             gather_slots<T><<<course::blocks_for(k_, 256), 256, 0, t.stream>>>(
                 d_all_vals_.data(), d_all_idx_.data(), d_slot_sorted_.data(), k_, d_vals_.data(), d_idx_.data());
             CUDA_CHECK_LAST();
         }
         steps.end(2);
     }
-    void poison() override { d_vals_.poison(); d_idx_.poison(); }
+    void poison() override {
+        d_vals_.poison();
+        d_idx_.poison();
+    }
     // Every GPU holds the answer. Each compares its copy with GPU 0's (sent to all), and GPU 0 is
     // told the first difference of each: which GPU, which output slot, both indices and values.
     // GPU 0 checks its copy with the lesson's checker.
@@ -170,11 +182,13 @@ public:
         std::vector<T> vals = d_vals_.download();
         std::vector<uint32_t> bits(k_), idx0(k_), bits0(k_, 0);
         std::memcpy(bits.data(), vals.data(), k_ * 4);
-        if (t.lead()) { idx0 = idx; bits0 = bits; }
-        else std::fill(idx0.begin(), idx0.end(), 0u);
-        mgpu::all_reduce_host(idx0.data(), k_, ncclSum);    // GPU 0's answer on every GPU (others add 0)
+        if (t.lead()) {
+            idx0 = idx;
+            bits0 = bits;
+        } else std::fill(idx0.begin(), idx0.end(), 0u);
+        mgpu::all_reduce_host(idx0.data(), k_, ncclSum);   // GPU 0's answer on every GPU (others add 0)
         mgpu::all_reduce_host(bits0.data(), k_, ncclSum);
-        std::vector<double> first(3 * size_t(t.size), 0.0); // per GPU: 1 + slot, its index, its value's bits
+        std::vector<double> first(3 * size_t(t.size), 0.0);   // per GPU: 1 + slot, its index, its value's bits
         for (size_t j = 0; j < k_; ++j)
             if (idx[j] != idx0[j] || bits[j] != bits0[j]) {
                 first[3 * t.rank] = double(j + 1);
@@ -185,14 +199,19 @@ public:
         mgpu::all_reduce_host(first.data(), first.size(), ncclSum);
         course::CheckResult r;
         if (t.lead()) {
-            auto value = [](double b) { uint32_t w = uint32_t(b); T v; std::memcpy(&v, &w, 4); return topk::show_value(v); };
+            auto value = [](double b) {
+                uint32_t w = uint32_t(b);
+                T v;
+                std::memcpy(&v, &w, 4);
+                return topk::show_value(v);
+            };
             for (int g = 1; g < t.size && r.ok; ++g) {
                 if (first[3 * g] == 0) continue;
                 size_t j = size_t(first[3 * g]) - 1;
-                r = course::CheckResult::fail("GPU " + std::to_string(g) + "'s answer differs from GPU 0's at [" +
-                                              std::to_string(j) + "]: index " + std::to_string(uint32_t(first[3 * g + 1])) +
-                                              " value " + value(first[3 * g + 2]) + ", GPU 0 has index " +
-                                              std::to_string(idx[j]) + " value " + topk::show_value(vals[j]));
+                r = course::CheckResult::fail(
+                    "GPU " + std::to_string(g) + "'s answer differs from GPU 0's at [" + std::to_string(j) +
+                    "]: index " + std::to_string(uint32_t(first[3 * g + 1])) + " value " + value(first[3 * g + 2]) +
+                    ", GPU 0 has index " + std::to_string(idx[j]) + " value " + topk::show_value(vals[j]));
             }
             if (r.ok) {
                 if (keys_.empty()) {
@@ -204,6 +223,7 @@ public:
         }
         return mgpu::agree(r);
     }
+
 private:
     size_t k_, per_ = 0, slots_ = 0;   // per_: candidates a GPU sends, min(k, the longest slice)
     bool smallest_ = false;
@@ -217,7 +237,7 @@ private:
     course::DeviceArray<unsigned char> d_temp_;
 };
 
-}  // namespace mtopk
+}   // namespace mtopk
 
 int main(int argc, char** argv) {
     topk::Limits lim = topk::radix::limits();
@@ -248,10 +268,11 @@ int main(int argc, char** argv) {
     };
     def.battery = [lim](const course::Options& o) { return topk::battery(o, lim); };
     def.sweep = [lim](const course::Options& o) { return topk::sweep(o, lim); };
-    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-        if (c.dtype == "int32") return std::make_unique<mtopk::TopkJob<int32_t>>(o, c);
-        if (c.dtype == "uint32") return std::make_unique<mtopk::TopkJob<uint32_t>>(o, c);
-        if (c.dtype == "float32") return std::make_unique<mtopk::TopkJob<float>>(o, c);
-        throw course::UsageError("this version does not offer --type " + c.dtype);
-    });
+    return mgpu::drive(argc, argv, def,
+                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+                           if (c.dtype == "int32") return std::make_unique<mtopk::TopkJob<int32_t>>(o, c);
+                           if (c.dtype == "uint32") return std::make_unique<mtopk::TopkJob<uint32_t>>(o, c);
+                           if (c.dtype == "float32") return std::make_unique<mtopk::TopkJob<float>>(o, c);
+                           throw course::UsageError("this version does not offer --type " + c.dtype);
+                       });
 }

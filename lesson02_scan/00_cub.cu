@@ -12,22 +12,15 @@
 
 // int32 wraps: CUB adds with the type's own operator+, which on the GPU wraps in two's complement
 // just like our uint32 reference (the hardware has no trap on overflow).
-template <class T>
-void cub_scan(const T* d_in, T* d_out, size_t n, scan::Kind kind) {
+template <class T> void cub_scan(const T* d_in, T* d_out, size_t n, scan::Kind kind) {
     size_t temp_bytes = 0;
     // First call: CUB only reports how much scratch it needs.
-    if (kind == scan::Kind::inclusive)
-        CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, d_in, d_out, n));
-    else
-        CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_in, d_out, n));
+    if (kind == scan::Kind::inclusive) CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, d_in, d_out, n));
+    else CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, d_in, d_out, n));
     void* temp = course::scratch(0, temp_bytes);
-    if (kind == scan::Kind::inclusive)
-        CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, d_in, d_out, n));
-    else
-        CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, d_in, d_out, n));
+    if (kind == scan::Kind::inclusive) CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, d_in, d_out, n));
+    else CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, d_in, d_out, n));
     CUDA_CHECK_LAST();
 }
 
-int main(int argc, char** argv) {
-    return scan::run_lesson(argc, argv, "00_cub", cub_scan<int32_t>, cub_scan<float>);
-}
+int main(int argc, char** argv) { return scan::run_lesson(argc, argv, "00_cub", cub_scan<int32_t>, cub_scan<float>); }

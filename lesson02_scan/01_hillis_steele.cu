@@ -31,9 +31,9 @@ __global__ void hillis_steele_scan(const int32_t* in, int32_t* out, int n, bool 
     for (int offset = 1; offset < kBlock; offset *= 2) {
         int32_t v = buffer[src][i];
         if (i >= offset) v = scan::wrap_add(v, buffer[src][i - offset]);
-        buffer[1 - src][i] = v;      // written to the other buffer: nobody reads it this step
+        buffer[1 - src][i] = v;   // written to the other buffer: nobody reads it this step
         src = 1 - src;
-        __syncthreads();             // the whole step is written before anyone reads it
+        __syncthreads();   // the whole step is written before anyone reads it
     }
     if (i < n) out[i] = buffer[src][i];
 }

@@ -25,8 +25,7 @@ constexpr int kThreads = 1024;
 constexpr int kSlots = 2 * kThreads;   // N: two elements per thread
 
 // Delta from 01: two elements a thread, and Blelloch's up-sweep and down-sweep (about 2N additions, not N log2 N).
-__global__ void __launch_bounds__(kThreads)
-blelloch_scan(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
+__global__ void __launch_bounds__(kThreads) blelloch_scan(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
     __shared__ uint32_t s[kSlots];
     const int t = threadIdx.x;
     // Thread t loads elements t and t + 1024: each load instruction is coalesced across the warp.
@@ -41,8 +40,8 @@ blelloch_scan(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
 
 void scan_blelloch(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind kind) {
     if (n == 0) return;
-    blelloch_scan<<<1, kThreads>>>(reinterpret_cast<const uint32_t*>(d_in), reinterpret_cast<uint32_t*>(d_out),
-                                   int(n), kind == scan::Kind::exclusive);
+    blelloch_scan<<<1, kThreads>>>(reinterpret_cast<const uint32_t*>(d_in), reinterpret_cast<uint32_t*>(d_out), int(n),
+                                   kind == scan::Kind::exclusive);
     CUDA_CHECK_LAST();
 }
 

@@ -25,7 +25,7 @@ constexpr int kSlots = 2 * kThreads;
 // Same as 02's kernel, but slot i sits where Pad puts it in shared memory (--padding none, gems or right).
 template <class Pad>
 __global__ void __launch_bounds__(kThreads)
-blelloch_padded_scan(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
+    blelloch_padded_scan(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
     // 2048 slots + 64 + 1 padding words for RightPadding (8.3 KB)
     __shared__ uint32_t s[blelloch::padded_words<Pad>(kSlots)];
     const int t = threadIdx.x;

@@ -28,7 +28,7 @@ using Pad = blelloch::RightPadding;
 // sums[b] (when sums is not null). `in` may equal `out`: each block reads its whole tile into
 // shared memory before the tree's first barrier and writes only after the last one.
 __global__ void __launch_bounds__(kThreads)
-tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool exclusive) {
+    tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool exclusive) {
     __shared__ uint32_t s[blelloch::padded_words<Pad>(kTile)];
     const int t = threadIdx.x;
     const size_t base = size_t(blockIdx.x) * kTile;   // 64-bit: base reaches 2^31 and beyond
@@ -44,8 +44,7 @@ tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool excl
 }
 
 // Adds the exclusive-scanned tile sums: tile b gets the total of tiles 0..b-1.
-__global__ void __launch_bounds__(kThreads)
-add_offsets(uint32_t* out, const uint32_t* sums, size_t n) {
+__global__ void __launch_bounds__(kThreads) add_offsets(uint32_t* out, const uint32_t* sums, size_t n) {
     if (blockIdx.x == 0) return;   // sums[0] is 0
     const uint32_t offset = sums[blockIdx.x];
     const size_t base = size_t(blockIdx.x) * kTile;

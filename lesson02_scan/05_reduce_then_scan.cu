@@ -22,15 +22,15 @@
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-constexpr int kVecs = 4;                                   // 16-byte vectors per thread
-constexpr int kTile = kThreads * 4 * kVecs;                // 4096 elements
-constexpr int kMaxBlocks = 1024;                           // pass 2 is one block of 1024 threads
+constexpr int kVecs = 4;                      // 16-byte vectors per thread
+constexpr int kTile = kThreads * 4 * kVecs;   // 4096 elements
+constexpr int kMaxBlocks = 1024;              // pass 2 is one block of 1024 threads
 
 // Pass 1, new in this version: 04 scanned every tile at once; here a block first only SUMS its segment.
 // Segment b = tiles [b * tiles_per_block, (b+1) * tiles_per_block) of the input.
 template <class T, bool kAligned>
 __global__ void __launch_bounds__(kThreads)
-reduce_pass(const T* __restrict__ in, size_t n, size_t tiles_per_block, T* __restrict__ partial) {
+    reduce_pass(const T* __restrict__ in, size_t n, size_t tiles_per_block, T* __restrict__ partial) {
     __shared__ T s_warp[kWarps];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const size_t first = size_t(blockIdx.x) * tiles_per_block;
@@ -52,8 +52,7 @@ reduce_pass(const T* __restrict__ in, size_t n, size_t tiles_per_block, T* __res
 
 // Pass 2: 04's recursion on the tile sums, now one block, since there are at most 1024 partials.
 // One block: partial[0, count) -> its exclusive scan, in place (count <= 1024).
-template <class T>
-__global__ void __launch_bounds__(kMaxBlocks) scan_partials(T* partial, int count) {
+template <class T> __global__ void __launch_bounds__(kMaxBlocks) scan_partials(T* partial, int count) {
     __shared__ T s_warp[kMaxBlocks / 32];
     const int i = threadIdx.x;
     T x = i < count ? partial[i] : T(0);
@@ -66,8 +65,8 @@ __global__ void __launch_bounds__(kMaxBlocks) scan_partials(T* partial, int coun
 // shared-memory tree, carrying the running total from tile to tile of the segment.
 template <class T, bool kAligned>
 __global__ void __launch_bounds__(kThreads)
-scan_pass(const T* __restrict__ in, T* __restrict__ out, size_t n, size_t tiles_per_block,
-          const T* __restrict__ partial, bool exclusive) {
+    scan_pass(const T* __restrict__ in, T* __restrict__ out, size_t n, size_t tiles_per_block,
+              const T* __restrict__ partial, bool exclusive) {
     // Double-buffered by tile parity: tile t+1 writes the other buffer while slow warps may still
     // read tile t's; by tile t+2 every warp has passed tile t+1's first barrier, after its reads.
     __shared__ T s_warp[2][kWarps + 1];
@@ -97,8 +96,7 @@ scan_pass(const T* __restrict__ in, T* __restrict__ out, size_t n, size_t tiles_
     }
 }
 
-template <class T>
-void reduce_then_scan(const T* in, T* out, size_t n, scan::Kind kind) {
+template <class T> void reduce_then_scan(const T* in, T* out, size_t n, scan::Kind kind) {
     if (n == 0) return;
     const size_t tiles = (n + kTile - 1) / kTile;
     // A few blocks per SM keep enough loads in flight; more would only add partials.

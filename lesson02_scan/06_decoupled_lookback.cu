@@ -40,8 +40,7 @@ constexpr int kScanTile = kScanBlock * kScanItems;   // 10240 elements per tile
 // tile > 0, after the tile published its AGGREGATE; returns the exclusive prefix to every lane.
 // (exercises/lookback_loop.cu plugs in its own version of this.)
 struct DecoupledLookback {
-    template <class T>
-    __device__ static T prefix(unsigned long long* status, unsigned tile) {
+    template <class T> __device__ static T prefix(unsigned long long* status, unsigned tile) {
         return lookback::warp_lookback<T>(status, tile);
     }
 };
@@ -51,8 +50,7 @@ struct DecoupledLookback {
 // T is uint32_t (int32 scans run as uint32 so that overflow wraps, as the semantics require) or float.
 template <class T, bool kAligned, class Lookback>
 __global__ void __launch_bounds__(kScanBlock)
-lookback_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool exclusive,
-                     lookback::State st) {
+    lookback_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool exclusive, lookback::State st) {
     __shared__ unsigned s_tile;
     __shared__ T s_warp_prefix[kScanBlock / 32];
     __shared__ T s_tile_prefix;
@@ -115,12 +113,11 @@ void launch_lookback_scan(const T* in, T* out, size_t n, Kind kind, int scratch_
     bool excl = kind == Kind::exclusive;
     if (tile::aligned16(in, out))
         lookback_scan_kernel<T, true, Lookback><<<plan.grid, kScanBlock, 0, stream>>>(in, out, n, excl, st);
-    else
-        lookback_scan_kernel<T, false, Lookback><<<plan.grid, kScanBlock, 0, stream>>>(in, out, n, excl, st);
+    else lookback_scan_kernel<T, false, Lookback><<<plan.grid, kScanBlock, 0, stream>>>(in, out, n, excl, st);
     CUDA_CHECK_LAST();
 }
 
-}  // namespace detail
+}   // namespace detail
 
 // The entry points other programs call (through scan.cuh). `scratch_slot` picks which cached
 // scratch buffer holds the tile statuses (see course::scratch): callers that run several scans at
@@ -131,24 +128,24 @@ inline void device_scan(const uint32_t* in, uint32_t* out, size_t n, Kind kind, 
 }
 inline void device_scan(const int32_t* in, int32_t* out, size_t n, Kind kind, int scratch_slot = 7,
                         cudaStream_t stream = 0) {
-    detail::launch_lookback_scan(reinterpret_cast<const uint32_t*>(in), reinterpret_cast<uint32_t*>(out), n,
-                                 kind, scratch_slot, stream);
+    detail::launch_lookback_scan(reinterpret_cast<const uint32_t*>(in), reinterpret_cast<uint32_t*>(out), n, kind,
+                                 scratch_slot, stream);
 }
 inline void device_scan(const float* in, float* out, size_t n, Kind kind, int scratch_slot = 7,
                         cudaStream_t stream = 0) {
     detail::launch_lookback_scan(in, out, n, kind, scratch_slot, stream);
 }
 
-}  // namespace scan
+}   // namespace scan
 
 #ifndef COURSE_NO_MAIN   // scan.cuh (compaction, radix sort) and exercises/lookback_loop.cu include this file
 // --plan: the kernel's shape, which no GPU limit changes (a tile of 10240 elements, 128 threads).
 static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
     const scan::detail::ScanLaunch plan = scan::detail::lookback_scan_launch(c.n);
-    return std::vector<course::KernelPlan>{
-        {"lookback_scan_kernel", scan::detail::kScanBlock, 0, 0, 1,
-         std::to_string(plan.grid) + " blocks, one per tile of " + std::to_string(scan::detail::kScanTile) +
-             " elements; static shared memory only; the same on every GPU"}};
+    return std::vector<course::KernelPlan>{{"lookback_scan_kernel", scan::detail::kScanBlock, 0, 0, 1,
+                                            std::to_string(plan.grid) + " blocks, one per tile of " +
+                                                std::to_string(scan::detail::kScanTile) +
+                                                " elements; static shared memory only; the same on every GPU"}};
 });
 
 // Scratch slot 1 for the tile statuses (the harness's slot 0 convention is "the version's own").

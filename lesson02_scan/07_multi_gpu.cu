@@ -23,8 +23,7 @@
 namespace mscan {
 
 // Step 2: the slice's total, written where the all-gather reads it.
-template <class T>
-__global__ void slice_total(const T* in, const T* out, size_t count, scan::Kind kind, T* total) {
+template <class T> __global__ void slice_total(const T* in, const T* out, size_t count, scan::Kind kind, T* total) {
     T t = T(0);
     if (count) {
         t = out[count - 1];
@@ -38,8 +37,7 @@ __global__ void slice_total(const T* in, const T* out, size_t count, scan::Kind 
 
 // Step 3: every element of the slice plus the totals of the GPUs before this one. Each block
 // sums the P totals itself (P <= 64, from L2): no extra launch.
-template <class T>
-__global__ void add_offset(T* out, size_t count, const T* totals, int rank) {
+template <class T> __global__ void add_offset(T* out, size_t count, const T* totals, int rank) {
     T offset = T(0);
     for (int g = 0; g < rank; ++g) {
         if constexpr (std::is_same_v<T, int32_t>) offset = scan::wrap_add(offset, totals[g]);
@@ -51,8 +49,7 @@ __global__ void add_offset(T* out, size_t count, const T* totals, int rank) {
     }
 }
 
-template <class T>
-class ScanJob : public mgpu::Job {
+template <class T> class ScanJob : public mgpu::Job {
 public:
     ScanJob(const course::Options& o, const course::Case& c, scan::Kind kind) : kind_(kind) {
         mgpu::Team& t = mgpu::team();
@@ -80,7 +77,8 @@ public:
         mgpu::all_gather(mine_total, d_totals_.data(), sizeof(T));
         steps.end(1);
         if (t.rank > 0 && mine_.count) {
-            unsigned grid = std::min<unsigned>(course::blocks_for(mine_.count, 256), unsigned(course::device().sm_count) * 8u);
+            unsigned grid =
+                std::min<unsigned>(course::blocks_for(mine_.count, 256), unsigned(course::device().sm_count) * 8u);
             add_offset<T><<<grid, 256>>>(d_out_.data(), mine_.count, d_totals_.data(), t.rank);
             CUDA_CHECK_LAST();
         }
@@ -94,7 +92,8 @@ public:
         if (mgpu::team().lead() && n) {
             if constexpr (std::is_floating_point_v<T>) {
                 if (ref_.empty()) scan::reference(input_, kind_, ref_, &abs_sum_);
-                r = course::compare_close(got.data(), ref_.data(), abs_sum_.data(), n, scan::kFloatRelTol, scan::kFloatAbsTol);
+                r = course::compare_close(got.data(), ref_.data(), abs_sum_.data(), n, scan::kFloatRelTol,
+                                          scan::kFloatAbsTol);
             } else {
                 if (ref_.empty()) scan::reference(input_, kind_, ref_, nullptr);
                 r = course::compare_exact(reinterpret_cast<const uint32_t*>(got.data()), ref_.data(), n);
@@ -102,6 +101,7 @@ public:
         }
         return mgpu::agree(r);
     }
+
 private:
     scan::Kind kind_;
     mgpu::Slice mine_;
@@ -111,7 +111,7 @@ private:
     course::DeviceArray<T> d_in_, d_out_, d_totals_;
 };
 
-}  // namespace mscan
+}   // namespace mscan
 
 int main(int argc, char** argv) {
     course::LessonDef def = scan::lesson_def("07_multi_gpu", true);   // the lesson's command line
@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
         scan::Limits lim;
         lim.tile = scan::detail::kScanTile;
         std::vector<course::Case> cases = scan::battery(o, lim, true);
-        cases.erase(std::remove_if(cases.begin(), cases.end(), [](const course::Case& c) { return c.n >= (uint64_t(1) << 31) - 1; }),
+        cases.erase(std::remove_if(cases.begin(), cases.end(),
+                                   [](const course::Case& c) { return c.n >= (uint64_t(1) << 31) - 1; }),
                     cases.end());
         return cases;
     };
@@ -133,9 +134,10 @@ int main(int argc, char** argv) {
         }
         return cases;
     };
-    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-        scan::Kind kind = c.param ? scan::Kind::exclusive : scan::Kind::inclusive;
-        if (c.dtype == "float32") return std::make_unique<mscan::ScanJob<float>>(o, c, kind);
-        return std::make_unique<mscan::ScanJob<int32_t>>(o, c, kind);
-    });
+    return mgpu::drive(argc, argv, def,
+                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+                           scan::Kind kind = c.param ? scan::Kind::exclusive : scan::Kind::inclusive;
+                           if (c.dtype == "float32") return std::make_unique<mscan::ScanJob<float>>(o, c, kind);
+                           return std::make_unique<mscan::ScanJob<int32_t>>(o, c, kind);
+                       });
 }

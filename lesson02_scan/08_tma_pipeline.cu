@@ -4,8 +4,8 @@
 // What changed since 06: in 06 every thread issues its own 16-byte loads and holds them in
 // registers until they land; the tile's latency is hidden only by the loads a thread keeps in
 // flight and by the other blocks on the SM. Here one thread of a producer warp asks the copy engine
-// (TMA) for a whole tile with one bulk copy (cp.async.bulk) into a ring of 3 stages (tma_ring.cuh),
-// running up to 3 tiles ahead of the 4 consumer warps; the consumers take a full stage into
+// (TMA) for a whole tile with one bulk copy (cp.async.bulk) into a ring of 2 stages (tma_ring.cuh),
+// running up to 2 tiles ahead of the 8 consumer warps; the consumers take a full stage into
 // registers, hand it back at once (mbarriers, no __syncthreads), then scan and look back as 06.
 // Blocks are persistent (as many as fit, launched cooperatively): block b scans tiles b, b + grid, ...
 // Cost model: read n, write n + 8 bytes of status per tile; per tile one bulk copy, 2 named
@@ -24,8 +24,9 @@
 namespace scan {
 namespace ring {
 
-// 4 consumer warps x 16 vectors of 4 elements a lane = 8192 elements (32 KB) a stage; 3 stages
-// (96 KB) keep 2 blocks and 6 tiles in flight an SM. Alternatives measured: TUNING.md.
+// 8 consumer warps x 8 vectors of 4 elements a lane = 8192 elements (32 KB) a stage; 2 stages
+// (64 KB, 71 registers) let 3 blocks share an SM: 24 consumer warps and 6 tiles in flight an SM.
+// 4 consumer warps (8 an SM) could not keep up; other shapes measured: TUNING.md.
 #ifdef TMA_TUNE   // tuning builds only: -DTMA_TUNE -DTMA_VECS=.. -DTMA_STAGES=.. -DTMA_CWARPS=..
 constexpr int kVecs = TMA_VECS, kStages = TMA_STAGES, kConsumerWarps = TMA_CWARPS;
 #else

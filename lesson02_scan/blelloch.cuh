@@ -46,9 +46,7 @@ struct GemsPadding {
 // neighbouring banks instead of the same one.
 struct RightPadding {
     static constexpr const char* name = "right";
-    __host__ __device__ static constexpr int offset(int n) {
-        return (n >> kLogBanks) + (n >> (2 * kLogBanks));
-    }
+    __host__ __device__ static constexpr int offset(int n) { return (n >> kLogBanks) + (n >> (2 * kLogBanks)); }
 };
 
 // Shared-memory words needed for N logical slots under padding P.
@@ -61,8 +59,7 @@ template <class P> __device__ __forceinline__ int at(int i) { return i + P::offs
 // caller's writes to `s` need no barrier of their own, and it ends with one, so the caller may
 // read any slot at once. Returns the total of all N slots to every thread. T is uint32_t for int32
 // (unsigned adds wrap, as the semantics require) or float.
-template <class P, class T>
-__device__ T exclusive_scan_tree(T* s, int N) {
+template <class P, class T> __device__ T exclusive_scan_tree(T* s, int N) {
     const int t = threadIdx.x;
     int offset = 1;
     // Up-sweep: after level d, slot offset*(2t+2)-1 holds the sum of its 2*offset-slot subtree.
@@ -94,4 +91,4 @@ __device__ T exclusive_scan_tree(T* s, int N) {
     return total;
 }
 
-}  // namespace blelloch
+}   // namespace blelloch

@@ -31,13 +31,10 @@ namespace scan {
 
 // Every version provides a launcher of this shape: device pointers in and out, n elements.
 // Scratch comes from course::scratch(), so the timed runs never allocate.
-template <class T>
-using Launcher = void (*)(const T* d_in, T* d_out, size_t n, Kind kind);
+template <class T> using Launcher = void (*)(const T* d_in, T* d_out, size_t n, Kind kind);
 
 // Wrap-around int32 addition: signed overflow is undefined in C++, unsigned is not.
-__host__ __device__ inline int32_t wrap_add(int32_t a, int32_t b) {
-    return int32_t(uint32_t(a) + uint32_t(b));
-}
+__host__ __device__ inline int32_t wrap_add(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); }
 
 // ---- inputs -----------------------------------------------------------------------------------
 
@@ -48,8 +45,7 @@ inline std::vector<std::string> dists() {
     return d;
 }
 
-template <class T>
-std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
+template <class T> std::vector<T> make_input(size_t n, const std::string& dist, uint64_t seed) {
     std::vector<T> v;
     if (dist == "alternating") {
         v.resize(n);
@@ -87,31 +83,40 @@ void reference(const std::vector<T>& in, Kind kind, std::vector<Acc>& out, std::
     std::vector<double> abs_total(chunks + 1, 0.0);
     size_t per = (n + chunks - 1) / std::max(chunks, 1u);
     auto pass = [&](bool write) {
-        course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-            for (size_t c = cb; c < ce; ++c) {
-                size_t b = std::min(n, c * per), e = std::min(n, b + per);
-                Acc run = write ? total[c] : Acc(0);
-                double arun = write ? abs_total[c] : 0.0;
-                for (size_t i = b; i < e; ++i) {
-                    Acc x;
-                    if constexpr (std::is_same_v<Acc, uint32_t>) x = uint32_t(in[i]);
-                    else x = Acc(in[i]);
-                    if (write && kind == Kind::exclusive) out[i] = run;
-                    run = run + x;
-                    arun += std::fabs(double(in[i]));
-                    if (write && kind == Kind::inclusive) out[i] = run;
-                    if (write && abs_sum) (*abs_sum)[i] = arun;
+        course::parallel_chunks(
+            chunks,
+            [&](size_t cb, size_t ce, unsigned) {
+                for (size_t c = cb; c < ce; ++c) {
+                    size_t b = std::min(n, c * per), e = std::min(n, b + per);
+                    Acc run = write ? total[c] : Acc(0);
+                    double arun = write ? abs_total[c] : 0.0;
+                    for (size_t i = b; i < e; ++i) {
+                        Acc x;
+                        if constexpr (std::is_same_v<Acc, uint32_t>) x = uint32_t(in[i]);
+                        else x = Acc(in[i]);
+                        if (write && kind == Kind::exclusive) out[i] = run;
+                        run = run + x;
+                        arun += std::fabs(double(in[i]));
+                        if (write && kind == Kind::inclusive) out[i] = run;
+                        if (write && abs_sum) (*abs_sum)[i] = arun;
+                    }
+                    if (!write) {
+                        total[c] = run;
+                        abs_total[c] = arun;
+                    }
                 }
-                if (!write) { total[c] = run; abs_total[c] = arun; }
-            }
-        }, 1);
+            },
+            1);
         if (!write) {   // chunk totals -> exclusive chunk offsets
             Acc run = Acc(0);
             double arun = 0;
             for (unsigned c = 0; c < chunks; ++c) {
-                Acc t = total[c]; double at = abs_total[c];
-                total[c] = run; abs_total[c] = arun;
-                run = run + t; arun += at;
+                Acc t = total[c];
+                double at = abs_total[c];
+                total[c] = run;
+                abs_total[c] = arun;
+                run = run + t;
+                arun += at;
             }
         }
     };
@@ -127,18 +132,16 @@ constexpr double kFloatRelTol = 1e-5, kFloatAbsTol = 1e-6;
 
 // ---- one case on the device -------------------------------------------------------------------
 
-template <class T>
-class ScanTrial : public course::Trial {
+template <class T> class ScanTrial : public course::Trial {
 public:
-    ScanTrial(const course::Options& o, const course::Case& c, Launcher<T> fn, Kind kind)
-        : fn_(fn), kind_(kind) {
+    ScanTrial(const course::Options& o, const course::Case& c, Launcher<T> fn, Kind kind) : fn_(fn), kind_(kind) {
         if (!o.input.empty()) input_ = course::load_npy<T>(o.input);
         else {
             course::require_host_memory(3.0 * sizeof(T) * c.n + 8.0 * c.n);
             input_ = make_input<T>(c.n, c.dist, o.seed);
         }
         n = input_.size();
-        bytes = 2.0 * sizeof(T) * n;                  // read the input once, write the output once
+        bytes = 2.0 * sizeof(T) * n;   // read the input once, write the output once
         course::require_device_memory(bytes);
         d_in_ = course::DeviceArray<T>(n);
         d_out_ = course::DeviceArray<T>(n);
@@ -162,6 +165,7 @@ public:
         std::vector<T> got = d_out_.download();
         course::save_npy(path, got.data(), got.size());
     }
+
 private:
     Launcher<T> fn_;
     Kind kind_;
@@ -195,8 +199,9 @@ inline std::vector<course::Case> battery(const course::Options& o, const Limits&
     }
     for (uint64_t n : sizes) {
         bool large = n >= (uint64_t(1) << 24);
-        std::vector<std::string> shapes = large ? std::vector<std::string>{"uniform", "intmax"}
-                                                : std::vector<std::string>{"uniform", "equal", "sorted", "alternating", "intmax"};
+        std::vector<std::string> shapes =
+            large ? std::vector<std::string>{"uniform", "intmax"}
+                  : std::vector<std::string>{"uniform", "equal", "sorted", "alternating", "intmax"};
         for (auto& d : shapes)
             for (uint64_t excl : {0, 1}) {
                 cases.push_back({n, d, excl, "int32"});
@@ -241,8 +246,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32
     if (extras.configure) def.validate = extras.configure;
     def.beyond_limit = [limits](const course::Case& c) -> std::string {
         if (c.n <= limits.max_n) return "";
-        return "n=" + std::to_string(c.n) + " is beyond this version's limit of " +
-               std::to_string(limits.max_n) + " (" + limits.why + ")";
+        return "n=" + std::to_string(c.n) + " is beyond this version's limit of " + std::to_string(limits.max_n) +
+               " (" + limits.why + ")";
     };
     def.battery = [float_fn, limits](const course::Options& o) { return battery(o, limits, float_fn != nullptr); };
     def.sweep = [float_fn](const course::Options& o) {
@@ -261,4 +266,4 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32
     return course::drive(argc, argv, def);
 }
 
-}  // namespace scan
+}   // namespace scan

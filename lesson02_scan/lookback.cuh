@@ -24,7 +24,6 @@
 #include "../common/device.cuh"
 #include "primitives.cuh"
 
-
 namespace lookback {
 
 // A warp that polled 8 times without an answer sleeps this many nanoseconds between polls, leaving
@@ -51,9 +50,15 @@ inline State prepare(int scratch_slot, size_t words, cudaStream_t stream = 0) {
 
 template <class T> __device__ __forceinline__ uint32_t to_bits(T v) {
     static_assert(sizeof(T) == 4, "look-back values are 32-bit");
-    uint32_t b; memcpy(&b, &v, 4); return b;
+    uint32_t b;
+    memcpy(&b, &v, 4);
+    return b;
 }
-template <class T> __device__ __forceinline__ T from_bits(uint32_t b) { T v; memcpy(&v, &b, 4); return v; }
+template <class T> __device__ __forceinline__ T from_bits(uint32_t b) {
+    T v;
+    memcpy(&v, &b, 4);
+    return v;
+}
 
 __device__ __forceinline__ void publish(unsigned long long* word, uint32_t flag, uint32_t value_bits) {
     cuda::atomic_ref<unsigned long long, cuda::thread_scope_device> ref(*word);
@@ -103,4 +108,4 @@ __device__ T warp_lookback(unsigned long long* status, unsigned tile, Op op = {}
     }
 }
 
-}  // namespace lookback
+}   // namespace lookback

@@ -23,8 +23,7 @@ struct Max {   // for max-scans and max-reductions (top-k's key range, expand_04
 
 // Inclusive scan across the 32 lanes of a warp (Kogge-Stone on registers): lane i gets
 // x_0 op ... op x_i. Every lane of the warp must call it.
-template <class T, class Op = Plus>
-__device__ __forceinline__ T warp_inclusive_scan(T x, Op op = {}) {
+template <class T, class Op = Plus> __device__ __forceinline__ T warp_inclusive_scan(T x, Op op = {}) {
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
@@ -35,8 +34,7 @@ __device__ __forceinline__ T warp_inclusive_scan(T x, Op op = {}) {
 }
 
 // Sum over the warp, returned to every lane (butterfly: each lane ends with the full total).
-template <class T, class Op = Plus>
-__device__ __forceinline__ T warp_reduce(T x, Op op = {}) {
+template <class T, class Op = Plus> __device__ __forceinline__ T warp_reduce(T x, Op op = {}) {
 #pragma unroll
     for (int offset = 16; offset > 0; offset /= 2) x = op(x, __shfl_xor_sync(kFullMask, x, offset));
     return x;
@@ -76,8 +74,7 @@ __device__ __forceinline__ T block_exclusive_scan(T x, T identity, T& total, T* 
 // the radix sort's ranking and of top-k's histograms. BITS ballots cost the same on any input:
 // lane i keeps the lanes that agree with it on every bit. (The one-instruction version,
 // __match_any_sync(kFullMask, label & mask), and what it cost: lesson04_sort/TUNING.md.)
-template <int BITS>
-__device__ __forceinline__ unsigned match_low_bits(uint32_t label) {
+template <int BITS> __device__ __forceinline__ unsigned match_low_bits(uint32_t label) {
     static_assert(BITS >= 1 && BITS <= 32, "a label of 1 to 32 bits");
     unsigned peers = kFullMask;
 #pragma unroll
@@ -89,4 +86,4 @@ __device__ __forceinline__ unsigned match_low_bits(uint32_t label) {
     return peers;
 }
 
-}  // namespace scan
+}   // namespace scan

@@ -38,7 +38,10 @@ __device__ __forceinline__ void load(const T* __restrict__ in, size_t n, size_t 
 #pragma unroll
         for (int j = 0; j < VECS; ++j) {
             const V v = v_in[32 * j];
-            x[j][0] = v.x; x[j][1] = v.y; x[j][2] = v.z; x[j][3] = v.w;
+            x[j][0] = v.x;
+            x[j][1] = v.y;
+            x[j][2] = v.z;
+            x[j][3] = v.w;
         }
         return;
     }
@@ -52,8 +55,7 @@ __device__ __forceinline__ void load(const T* __restrict__ in, size_t n, size_t 
 
 // Exclusive prefix of each of this lane's vectors within the warp's share (in scan order), and
 // the warp's total (returned, the same in every lane). Every lane of the warp must call it.
-template <class T, int VECS>
-__device__ __forceinline__ T warp_scan(const T (&x)[VECS][4], T (&vec_prefix)[VECS]) {
+template <class T, int VECS> __device__ __forceinline__ T warp_scan(const T (&x)[VECS][4], T (&vec_prefix)[VECS]) {
     const int lane = threadIdx.x & 31;
     T warp_total = T(0);
 #pragma unroll
@@ -70,8 +72,7 @@ __device__ __forceinline__ T warp_scan(const T (&x)[VECS][4], T (&vec_prefix)[VE
 
 // Sum of everything this thread holds (for reductions: the order does not matter for integers;
 // for floats it is one more rounding order among many).
-template <class T, int VECS>
-__device__ __forceinline__ T thread_sum(const T (&x)[VECS][4]) {
+template <class T, int VECS> __device__ __forceinline__ T thread_sum(const T (&x)[VECS][4]) {
     T s = T(0);
 #pragma unroll
     for (int j = 0; j < VECS; ++j) s = s + ((x[j][0] + x[j][1]) + (x[j][2] + x[j][3]));
@@ -79,8 +80,7 @@ __device__ __forceinline__ T thread_sum(const T (&x)[VECS][4]) {
 }
 
 // One output vector: y[k] = run + x[0..k-1] (exclusive) or + x[0..k] (inclusive).
-template <class T>
-__device__ __forceinline__ void scanned_vec(const T (&x)[4], T run, bool exclusive, T (&y)[4]) {
+template <class T> __device__ __forceinline__ void scanned_vec(const T (&x)[4], T run, bool exclusive, T (&y)[4]) {
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
         const T next = run + x[k];
@@ -103,7 +103,11 @@ __device__ __forceinline__ void store(T* __restrict__ out, size_t n, size_t warp
 #pragma unroll
         for (int j = 0; j < VECS; ++j) {
             scanned_vec(x[j], base + vec_prefix[j], exclusive, y);
-            V v; v.x = y[0]; v.y = y[1]; v.z = y[2]; v.w = y[3];
+            V v;
+            v.x = y[0];
+            v.y = y[1];
+            v.z = y[2];
+            v.w = y[3];
             v_out[32 * j] = v;
         }
         return;
@@ -113,7 +117,8 @@ __device__ __forceinline__ void store(T* __restrict__ out, size_t n, size_t warp
         scanned_vec(x[j], base + vec_prefix[j], exclusive, y);
         const size_t e = warp_base + 128 * size_t(j) + 4 * lane;
 #pragma unroll
-        for (int k = 0; k < 4; ++k) if (e + k < n) out[e + k] = y[k];
+        for (int k = 0; k < 4; ++k)
+            if (e + k < n) out[e + k] = y[k];
     }
 }
 
@@ -122,5 +127,5 @@ inline bool aligned16(const void* a, const void* b) {
     return reinterpret_cast<uintptr_t>(a) % 16 == 0 && reinterpret_cast<uintptr_t>(b) % 16 == 0;
 }
 
-}  // namespace tile
-}  // namespace scan
+}   // namespace tile
+}   // namespace scan

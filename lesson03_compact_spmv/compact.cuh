@@ -114,22 +114,28 @@ inline std::vector<int32_t> reference(const std::vector<int32_t>& in, uint32_t p
     unsigned chunks = course::cpu_threads();
     size_t per = (n + chunks - 1) / chunks;
     std::vector<size_t> kept(chunks + 1, 0);
-    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-        for (size_t c = cb; c < ce; ++c) {
-            size_t b = std::min(n, c * per), e = std::min(n, b + per), k = 0;
-            for (size_t i = b; i < e; ++i) k += keep(in[i], pct);
-            kept[c + 1] = k;
-        }
-    }, 1);
+    course::parallel_chunks(
+        chunks,
+        [&](size_t cb, size_t ce, unsigned) {
+            for (size_t c = cb; c < ce; ++c) {
+                size_t b = std::min(n, c * per), e = std::min(n, b + per), k = 0;
+                for (size_t i = b; i < e; ++i) k += keep(in[i], pct);
+                kept[c + 1] = k;
+            }
+        },
+        1);
     for (unsigned c = 0; c < chunks; ++c) kept[c + 1] += kept[c];
     std::vector<int32_t> out(kept[chunks]);
-    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-        for (size_t c = cb; c < ce; ++c) {
-            size_t b = std::min(n, c * per), e = std::min(n, b + per), o = kept[c];
-            for (size_t i = b; i < e; ++i)
-                if (keep(in[i], pct)) out[o++] = in[i];
-        }
-    }, 1);
+    course::parallel_chunks(
+        chunks,
+        [&](size_t cb, size_t ce, unsigned) {
+            for (size_t c = cb; c < ce; ++c) {
+                size_t b = std::min(n, c * per), e = std::min(n, b + per), o = kept[c];
+                for (size_t i = b; i < e; ++i)
+                    if (keep(in[i], pct)) out[o++] = in[i];
+            }
+        },
+        1);
     return out;
 }
 
@@ -163,7 +169,8 @@ public:
         }
         n = input_.size();
         if (n > kMaxN)
-            throw course::UsageError("n=" + std::to_string(n) + " is beyond compaction's limit of 2^31 - 1 "
+            throw course::UsageError("n=" + std::to_string(n) +
+                                     " is beyond compaction's limit of 2^31 - 1 "
                                      "(32-bit counts and offsets)");
         expected_ = reference(input_, pct_);
         bytes = 4.0 * n + 4.0 * expected_.size() + 4.0;
@@ -174,10 +181,14 @@ public:
         d_in_.upload(input_);
     }
     void run() override { fn_(d_in_.data(), d_out_.data(), d_count_.data(), n, pct_); }
-    void poison() override { d_out_.poison(); d_count_.poison(); }
+    void poison() override {
+        d_out_.poison();
+        d_count_.poison();
+    }
     course::CheckResult check() override {
         uint64_t count = d_count_.download(1)[0];
-        std::vector<int32_t> got = d_out_.download(size_t(std::min<uint64_t>(count, std::min<size_t>(n, expected_.size()))));
+        std::vector<int32_t> got =
+            d_out_.download(size_t(std::min<uint64_t>(count, std::min<size_t>(n, expected_.size()))));
         return compact::check(got.data(), count, expected_);
     }
     void save(const std::string& path) override {
@@ -185,6 +196,7 @@ public:
         std::vector<int32_t> got = d_out_.download(size_t(count));
         course::save_npy(path, got.data(), got.size());
     }
+
 private:
     Launcher fn_;
     uint32_t pct_;
@@ -214,7 +226,7 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher fn, L
         std::vector<course::Case> cases;
         const uint64_t tile = lim.tile;   // the tile of the version (4096 unless it says otherwise)
         for (uint64_t n : course::battery_sizes(tile, o.quick)) {
-            if (n >= (uint64_t(1) << 24)) {          // large sizes: few cases
+            if (n >= (uint64_t(1) << 24)) {   // large sizes: few cases
                 cases.push_back({n, "uniform", 10, "int32"});
                 cases.push_back({n, "uniform", 50, "int32"});
                 continue;
@@ -239,7 +251,7 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher fn, L
     return course::drive(argc, argv, def);
 }
 
-}  // namespace compact
+}   // namespace compact
 
 // ================================================================================================
 namespace expand {
@@ -269,8 +281,8 @@ inline bool generate_counts(std::vector<int32_t>& out, size_t n, const std::stri
         });
     } else if (dist == "powerlaw") {
         course::parallel_for(n, [&](size_t i) {
-            double u = course::unit_double(course::hash64(seed, i));          // [0, 1)
-            double x = std::pow(1.0 - u, -1.0 / 1.5);                          // Pareto(1.5) >= 1
+            double u = course::unit_double(course::hash64(seed, i));   // [0, 1)
+            double x = std::pow(1.0 - u, -1.0 / 1.5);                  // Pareto(1.5) >= 1
             p[i] = int32_t(std::min(x - 1.0, double(1 << 26)));
         });
     } else if (dist == "one") {
@@ -314,25 +326,31 @@ inline course::CheckResult check(const int32_t* got, uint64_t got_size, const st
     unsigned chunks = course::cpu_threads();
     size_t per = (n + chunks - 1) / std::max(chunks, 1u);
     std::vector<uint64_t> start(chunks + 1, 0);
-    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-        for (size_t c = cb; c < ce; ++c) {
-            size_t b = std::min(n, c * per), e = std::min(n, b + per);
-            uint64_t s = 0;
-            for (size_t i = b; i < e; ++i) s += uint64_t(counts[i]);
-            start[c + 1] = s;
-        }
-    }, 1);
+    course::parallel_chunks(
+        chunks,
+        [&](size_t cb, size_t ce, unsigned) {
+            for (size_t c = cb; c < ce; ++c) {
+                size_t b = std::min(n, c * per), e = std::min(n, b + per);
+                uint64_t s = 0;
+                for (size_t i = b; i < e; ++i) s += uint64_t(counts[i]);
+                start[c + 1] = s;
+            }
+        },
+        1);
     for (unsigned c = 0; c < chunks; ++c) start[c + 1] += start[c];
     course::MismatchLog log("outputs");
-    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-        for (size_t c = cb; c < ce; ++c) {
-            size_t b = std::min(n, c * per), e = std::min(n, b + per);
-            uint64_t o = start[c];
-            for (size_t i = b; i < e; ++i)
-                for (int32_t k = 0; k < counts[i]; ++k, ++o)
-                    if (got[o] != int32_t(i)) log.add(size_t(o), course::show(int32_t(i)), course::show(got[o]));
-        }
-    }, 1);
+    course::parallel_chunks(
+        chunks,
+        [&](size_t cb, size_t ce, unsigned) {
+            for (size_t c = cb; c < ce; ++c) {
+                size_t b = std::min(n, c * per), e = std::min(n, b + per);
+                uint64_t o = start[c];
+                for (size_t i = b; i < e; ++i)
+                    for (int32_t k = 0; k < counts[i]; ++k, ++o)
+                        if (got[o] != int32_t(i)) log.add(size_t(o), course::show(int32_t(i)), course::show(got[o]));
+            }
+        },
+        1);
     return log.result(size_t(total));
 }
 
@@ -380,6 +398,7 @@ public:
         std::vector<int32_t> got = d_out_.download(size_t(total_));
         course::save_npy(path, got.data(), got.size());
     }
+
 private:
     Launcher fn_;
     std::vector<int32_t> counts_;
@@ -400,8 +419,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher fn, L
         if (c.n > kMaxN) return "n=" + std::to_string(c.n) + " items is beyond expand's limit of 2^31 - 1";
         if (c.dist == "one" && c.n > lim.max_n_one)
             return "dist 'one' with n=" + std::to_string(c.n) + " is beyond this version's limit of " +
-                   std::to_string(lim.max_n_one) + " (one thread would write all " +
-                   std::to_string(4 * c.n) + " outputs)";
+                   std::to_string(lim.max_n_one) + " (one thread would write all " + std::to_string(4 * c.n) +
+                   " outputs)";
         return "";
     };
     def.battery = [lim](const course::Options& o) {
@@ -433,4 +452,4 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher fn, L
     return course::drive(argc, argv, def);
 }
 
-}  // namespace expand
+}   // namespace expand

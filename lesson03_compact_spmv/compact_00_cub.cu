@@ -22,6 +22,4 @@ void compact_cub(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t 
     CUDA_CHECK_LAST();
 }
 
-int main(int argc, char** argv) {
-    return compact::run_lesson(argc, argv, "compact_00_cub", compact_cub);
-}
+int main(int argc, char** argv) { return compact::run_lesson(argc, argv, "compact_00_cub", compact_cub); }

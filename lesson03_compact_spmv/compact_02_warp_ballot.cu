@@ -35,7 +35,7 @@ __device__ __forceinline__ size_t element(size_t tile, int r) {
 
 // Delta from 01's flag kernel: no flag array; a block counts the kept elements of its tile and writes one number.
 __global__ void __launch_bounds__(kThreads)
-count_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ block_counts, size_t n, uint32_t pct) {
+    count_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ block_counts, size_t n, uint32_t pct) {
     __shared__ uint32_t s_count;
     if (threadIdx.x == 0) s_count = 0;
     __syncthreads();
@@ -53,9 +53,9 @@ count_kernel(const int32_t* __restrict__ in, uint32_t* __restrict__ block_counts
 
 // Delta from 01's scatter: offsets from ballots and popcounts in registers, plus the block's scanned count.
 __global__ void __launch_bounds__(kThreads)
-scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ block_offsets,
-               const uint32_t* __restrict__ block_counts, int32_t* __restrict__ out,
-               uint32_t* __restrict__ count, size_t n, uint32_t pct) {
+    scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ block_offsets,
+                   const uint32_t* __restrict__ block_counts, int32_t* __restrict__ out, uint32_t* __restrict__ count,
+                   size_t n, uint32_t pct) {
     __shared__ uint32_t s_warp[kWarps];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     int32_t x[kRows];
@@ -65,7 +65,10 @@ scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ bloc
     for (int r = 0; r < kRows; ++r) {
         size_t i = element(blockIdx.x, r);
         bool k = false;
-        if (i < n) { x[r] = in[i]; k = compact::keep(x[r], pct); }
+        if (i < n) {
+            x[r] = in[i];
+            k = compact::keep(x[r], pct);
+        }
         mask[r] = __ballot_sync(scan::kFullMask, k);   // every lane learns the whole row
         warp_kept += __popc(mask[r]);
     }
@@ -84,8 +87,7 @@ scatter_kernel(const int32_t* __restrict__ in, const uint32_t* __restrict__ bloc
         if (mask[r] >> lane & 1u) out[pos + __popc(mask[r] & lanes_below())] = x[r];
         pos += __popc(mask[r]);
     }
-    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0)
-        *count = block_offsets[blockIdx.x] + block_counts[blockIdx.x];
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x == 0) *count = block_offsets[blockIdx.x] + block_counts[blockIdx.x];
 }
 
 void compact_warp_ballot(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t n, uint32_t pct) {

@@ -25,11 +25,11 @@
 // 128 threads x 48 elements: 256 x 24 (the same tile) and 16 rows with 4 blocks per SM measured
 // slower (TUNING.md).
 constexpr int kThreads = 128, kWarps = kThreads / 32;
-constexpr int kVecs = 12;                       // rows of 4 elements per thread
-constexpr int kItems = 4 * kVecs;               // elements per thread
-constexpr int kTile = kThreads * kItems;        // elements per block: 6144
-constexpr int kWarpItems = 32 * kItems;         // consecutive elements per warp
-constexpr int kWords = (kVecs + 3) / 4;         // keep-flag words: one byte per row (compact.cuh)
+constexpr int kVecs = 12;                  // rows of 4 elements per thread
+constexpr int kItems = 4 * kVecs;          // elements per thread
+constexpr int kTile = kThreads * kItems;   // elements per block: 6144
+constexpr int kWarpItems = 32 * kItems;    // consecutive elements per warp
+constexpr int kWords = (kVecs + 3) / 4;    // keep-flag words: one byte per row (compact.cuh)
 static_assert(size_t(kTile) * 4 + 64 <= 48 * 1024, "the staged tile must fit in 48 KB of static shared memory");
 
 // 8 blocks per SM asked of __launch_bounds__ caps the registers at 64 (7 blocks measured slower).
@@ -44,8 +44,8 @@ constexpr int kMinBlocks = course::min_blocks_that_fit(8, kThreads, int(kStaticS
 // staging and copying out left out).
 template <bool kAligned, bool kStageBarrier = true>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* __restrict__ count,
-                 size_t n, uint32_t pct, unsigned tiles, lookback::State st) {
+    lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* __restrict__ count, size_t n,
+                     uint32_t pct, unsigned tiles, lookback::State st) {
     __shared__ unsigned s_tile;
     __shared__ uint32_t s_warp[kWarps];
     __shared__ uint32_t s_prefix, s_total;
@@ -71,7 +71,10 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
 #pragma unroll
         for (int j = 0; j < kVecs; ++j) {
             const int4 v = src[32 * j];   // row j: 128 elements further on
-            x[j][0] = v.x; x[j][1] = v.y; x[j][2] = v.z; x[j][3] = v.w;
+            x[j][0] = v.x;
+            x[j][1] = v.y;
+            x[j][2] = v.z;
+            x[j][3] = v.w;
         }
     } else {
 #pragma unroll
@@ -154,8 +157,8 @@ lookback_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint
 inline unsigned compact_grid(size_t n) { return course::blocks_for(n, kTile); }
 inline std::vector<course::KernelPlan> compact_plan(size_t n) {
     return {{"lookback_compact", kThreads, 0, course::blocks_that_fit(8, kThreads, kStaticSmem), 1,
-             std::to_string(compact_grid(n)) + " blocks, one per tile of " + std::to_string(kTile) +
-                 " elements; " + std::to_string(kStaticSmem) + " B of static shared memory a block"}};
+             std::to_string(compact_grid(n)) + " blocks, one per tile of " + std::to_string(kTile) + " elements; " +
+                 std::to_string(kStaticSmem) + " B of static shared memory a block"}};
 }
 
 template <bool kStageBarrier = true>
@@ -168,8 +171,7 @@ void compact_lookback(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, si
     lookback::State st = lookback::prepare(2, tiles);
     if (reinterpret_cast<uintptr_t>(d_in) % 16 == 0)
         lookback_compact<true, kStageBarrier><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
-    else
-        lookback_compact<false, kStageBarrier><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
+    else lookback_compact<false, kStageBarrier><<<tiles, kThreads>>>(d_in, d_out, d_count, n, pct, tiles, st);
     CUDA_CHECK_LAST();
 }
 

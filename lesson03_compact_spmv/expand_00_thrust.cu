@@ -33,6 +33,4 @@ void expand_thrust(const int32_t* d_counts, size_t n, int32_t* d_out, size_t tot
     CUDA_CHECK_LAST();
 }
 
-int main(int argc, char** argv) {
-    return expand::run_lesson(argc, argv, "expand_00_thrust", expand_thrust);
-}
+int main(int argc, char** argv) { return expand::run_lesson(argc, argv, "expand_00_thrust", expand_thrust); }

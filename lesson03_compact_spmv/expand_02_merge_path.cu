@@ -41,8 +41,8 @@ __global__ void merge_path_partition(const uint32_t* off, size_t n, size_t total
 // consecutive threads, consecutive addresses.
 template <bool kTieToOutput, class Search>
 __global__ void __launch_bounds__(kMpThreads)
-merge_path_expand(const uint32_t* __restrict__ off, size_t n, size_t total, const uint2* __restrict__ starts,
-                  int32_t* __restrict__ out) {
+    merge_path_expand(const uint32_t* __restrict__ off, size_t n, size_t total, const uint2* __restrict__ starts,
+                      int32_t* __restrict__ out) {
     __shared__ uint32_t s_end[kMpTile];   // item ends B[b0 .. b1)
     __shared__ int32_t s_out[kMpTile];    // outputs a0 .. a1 - 1 (item numbers)
     const uint2 s0 = starts[blockIdx.x], s1 = starts[blockIdx.x + 1];
@@ -73,13 +73,14 @@ void launch_merge_path(const int32_t* d_counts, size_t n, int32_t* d_out, size_t
     size_t steps = n + total;
     unsigned blocks = course::blocks_for(steps, kMpTile);
     uint2* starts = course::scratch_as<uint2>(1, size_t(blocks) + 1);
-    merge_path_partition<kTieToOutput, Search><<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(off, n, total, blocks, starts);
+    merge_path_partition<kTieToOutput, Search>
+        <<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(off, n, total, blocks, starts);
     CUDA_CHECK_LAST();
     merge_path_expand<kTieToOutput, Search><<<blocks, kMpThreads>>>(off, n, total, starts, d_out);
     CUDA_CHECK_LAST();
 }
 
-}  // namespace expand
+}   // namespace expand
 
 #ifndef COURSE_NO_MAIN   // wrong/expand_merge_path_ties.cu and exercises/expand_merge_path_search.cu include this file
 void expand_merge_path(const int32_t* d_counts, size_t n, int32_t* d_out, size_t total) {

@@ -34,7 +34,8 @@ struct PaddedEnds {
 
 // Delta from expand_02's merge_path_expand: the block scans its own counts into item ends, no offsets array read.
 __global__ void __launch_bounds__(kMpThreads)
-expand_from_counts(const int32_t* __restrict__ counts, const uint4* __restrict__ starts, int32_t* __restrict__ out) {
+    expand_from_counts(const int32_t* __restrict__ counts, const uint4* __restrict__ starts,
+                       int32_t* __restrict__ out) {
     __shared__ uint32_t s_end[kMpTile + kMpTile / 32];
     __shared__ int32_t s_out[kMpTile];
     __shared__ uint32_t s_warp[kMpThreads / 32];
@@ -49,12 +50,16 @@ expand_from_counts(const int32_t* __restrict__ counts, const uint4* __restrict__
     const int first = threadIdx.x * kMpItems;
     uint32_t mine = 0;
 #pragma unroll
-    for (int k = 0; k < kMpItems; ++k) if (first + k < nb) mine += s_end[padded(first + k)];
+    for (int k = 0; k < kMpItems; ++k)
+        if (first + k < nb) mine += s_end[padded(first + k)];
     uint32_t block_total;
     uint32_t run = s0.z + scan::block_exclusive_scan<kMpThreads>(mine, 0u, block_total, s_warp);
 #pragma unroll
     for (int k = 0; k < kMpItems; ++k)
-        if (first + k < nb) { run += s_end[padded(first + k)]; s_end[padded(first + k)] = run; }
+        if (first + k < nb) {
+            run += s_end[padded(first + k)];
+            s_end[padded(first + k)] = run;
+        }
     __syncthreads();
 
     const int len = na + nb;

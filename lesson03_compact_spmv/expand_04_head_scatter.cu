@@ -28,12 +28,12 @@ constexpr int kItems = 16;
 constexpr int kTile = kThreads * kItems;   // path steps (outputs + item ends) per block
 static_assert(kTile * 4 + kTile / 8 <= 48 * 1024, "the tile must fit in 48 KB of shared memory");
 constexpr int kStaticSmem = sizeof(int32_t) * (kTile + kTile / 32) + 8 * (kThreads / 32);   // staged outputs, warp sums
-constexpr int kMinBlocks = course::min_blocks_that_fit(6, kThreads, kStaticSmem);   // 3 on a Turing SM (64 KB)
+constexpr int kMinBlocks = course::min_blocks_that_fit(6, kThreads, kStaticSmem);           // 3 on a Turing SM (64 KB)
 
 // expand_03's expand kernel, but the walk is replaced by a scatter of run heads and a max-scan.
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __restrict__ starts,
-                int32_t* __restrict__ out) {
+    expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __restrict__ starts,
+                    int32_t* __restrict__ out) {
     __shared__ int32_t s_out[kTile + kTile / 32];   // item number per output of this block (padded)
     __shared__ uint32_t s_warp_sum[kThreads / 32];
     __shared__ int32_t s_warp_max[kThreads / 32];
@@ -47,7 +47,7 @@ expand_by_heads(const int32_t* __restrict__ counts, size_t n, const uint4* __res
         for (int k = threadIdx.x; k < na; k += kThreads) out[size_t(a0) + k] = int32_t(b0);
         return;
     }
-    const int first = int(threadIdx.x) * kItems;          // this thread's items b0 + first + k, outputs first + k
+    const int first = int(threadIdx.x) * kItems;   // this thread's items b0 + first + k, outputs first + k
 
     // 1. Offsets of this thread's items (relative j = first + k, j <= nb, item < n): all loads first.
     int32_t c[kItems];
@@ -124,7 +124,9 @@ void expand_head_scatter(const int32_t* d_counts, size_t n, int32_t* d_out, size
 }
 
 // The plan at the uniform counts' mean of 4 outputs an item (the counts are not generated).
-static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) { return head_scatter_plan(c.n, 4 * c.n); });
+static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
+    return head_scatter_plan(c.n, 4 * c.n);
+});
 
 int main(int argc, char** argv) {
     expand::Limits lim;

@@ -25,11 +25,10 @@ namespace expand {
 // wrong/expand_merge_path_ties.cu: output a == B[b] is wrongly handed to item b.
 // expand_02's block: 256 threads x 16 merge steps (expand_03 uses the same shape).
 constexpr int kMpThreads = 256;
-constexpr int kMpItems = 16;                           // merge steps per thread
-constexpr int kMpTile = kMpThreads * kMpItems;         // merge steps per block
+constexpr int kMpItems = 16;                     // merge steps per thread
+constexpr int kMpTile = kMpThreads * kMpItems;   // merge steps per block
 
-template <bool kTieToOutput>
-__host__ __device__ inline bool output_first(uint64_t a, uint32_t b_end) {
+template <bool kTieToOutput> __host__ __device__ inline bool output_first(uint64_t a, uint32_t b_end) {
     return kTieToOutput ? a <= b_end : a < b_end;
 }
 
@@ -40,7 +39,7 @@ struct GlobalEnds {
     __host__ __device__ uint32_t operator()(uint64_t i) const { return i + 1 < n ? off[i + 1] : uint32_t(total); }
 };
 struct LocalEnds {
-    const uint32_t* ends;  // ends[b] = end of item b0 + b
+    const uint32_t* ends;   // ends[b] = end of item b0 + b
     __host__ __device__ uint32_t operator()(uint64_t b) const { return ends[b]; }
 };
 
@@ -49,7 +48,8 @@ struct LocalEnds {
 // Binary search on a in [max(0, d - nb), min(d, na)]: output `mid` comes before item end
 // d - 1 - mid exactly when at least mid + 1 outputs are in the first d entries.
 template <bool kTieToOutput, class Ends>
-__host__ __device__ inline uint64_t merge_path_search(uint64_t a_base, Ends ends, uint64_t na, uint64_t nb, uint64_t d) {
+__host__ __device__ inline uint64_t merge_path_search(uint64_t a_base, Ends ends, uint64_t na, uint64_t nb,
+                                                      uint64_t d) {
     uint64_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
     while (lo < hi) {
         uint64_t mid = (lo + hi) / 2;
@@ -60,8 +60,7 @@ __host__ __device__ inline uint64_t merge_path_search(uint64_t a_base, Ends ends
 }
 
 // The search as a functor, so the kernels can be given another one (exercises/expand_merge_path_search.cu).
-template <bool kTieToOutput>
-struct MergePathSearch {
+template <bool kTieToOutput> struct MergePathSearch {
     template <class Ends>
     __host__ __device__ uint64_t operator()(uint64_t a_base, Ends ends, uint64_t na, uint64_t nb, uint64_t d) const {
         return merge_path_search<kTieToOutput>(a_base, ends, na, nb, d);
@@ -77,8 +76,10 @@ __host__ __device__ inline void merge_path_walk(uint64_t a_base, Ends ends, int 
     for (int s = 0; s < steps; ++s) {
         // Take the output when one is left and (no item end is left, or it comes first).
         bool take_output = a < na && (b >= nb || output_first<kTieToOutput>(a_base + a, ends(b)));
-        if (take_output) { stage[a] = int32_t(item_base + b); ++a; }
-        else ++b;
+        if (take_output) {
+            stage[a] = int32_t(item_base + b);
+            ++a;
+        } else ++b;
     }
 }
 
@@ -92,7 +93,9 @@ __host__ __device__ inline void merge_path_walk(uint64_t a_base, Ends ends, int 
 // n / 32 offsets instead of n.
 constexpr int kGroup = 32;
 
-struct PathPoint { uint64_t a, b, off_b; };   // outputs taken, items taken, off[b]
+struct PathPoint {
+    uint64_t a, b, off_b;
+};   // outputs taken, items taken, off[b]
 
 __host__ __device__ inline PathPoint group_partition(const uint32_t* group_off, const int32_t* counts, size_t n,
                                                      size_t total, uint64_t d) {
@@ -104,7 +107,10 @@ __host__ __device__ inline PathPoint group_partition(const uint32_t* group_off, 
         else hi = mid;
     }
     uint64_t b = uint64_t(lo) * kGroup, o = groups ? group_off[lo] : 0;
-    while (b < n && o + uint64_t(counts[b]) + b + 1 <= d) { o += uint64_t(counts[b]); ++b; }
+    while (b < n && o + uint64_t(counts[b]) + b + 1 <= d) {
+        o += uint64_t(counts[b]);
+        ++b;
+    }
     (void)total;
     return {d - b, b, o};
 }
@@ -117,7 +123,7 @@ constexpr int kSumThreads = 256;
 // partition kernel below, so that only the programs that launch them compile them.)
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK)
-group_sums(const int32_t* __restrict__ counts, size_t n, uint32_t* __restrict__ sums, bool aligned) {
+    group_sums(const int32_t* __restrict__ counts, size_t n, uint32_t* __restrict__ sums, bool aligned) {
     size_t t = size_t(blockIdx.x) * BLOCK + threadIdx.x;
     size_t e = 4 * t;
     uint32_t s = 0;
@@ -125,7 +131,8 @@ group_sums(const int32_t* __restrict__ counts, size_t n, uint32_t* __restrict__ 
         int4 v = reinterpret_cast<const int4*>(counts)[t];
         s = uint32_t(v.x) + uint32_t(v.y) + uint32_t(v.z) + uint32_t(v.w);
     } else {
-        for (int k = 0; k < 4; ++k) if (e + k < n) s += uint32_t(counts[e + k]);
+        for (int k = 0; k < 4; ++k)
+            if (e + k < n) s += uint32_t(counts[e + k]);
     }
     s += __shfl_xor_sync(scan::kFullMask, s, 1);   // every lane of the warp takes part
     s += __shfl_xor_sync(scan::kFullMask, s, 2);
@@ -149,8 +156,7 @@ __global__ void group_partition_kernel(const uint32_t* __restrict__ group_off, c
 
 // Group sums, their exclusive scan, the partition: three launches. Returns the starts of `blocks`
 // blocks of TILE path steps (blocks + 1 entries). Scratch slots 0-2; the scan uses slot 7.
-template <int TILE = kMpTile>
-uint4* group_starts(const int32_t* d_counts, size_t n, size_t total, unsigned& blocks) {
+template <int TILE = kMpTile> uint4* group_starts(const int32_t* d_counts, size_t n, size_t total, unsigned& blocks) {
     size_t groups = (n + kGroup - 1) / kGroup;
     uint32_t* sums = course::scratch_as<uint32_t>(0, groups);
     uint32_t* group_off = course::scratch_as<uint32_t>(1, groups);
@@ -160,8 +166,8 @@ uint4* group_starts(const int32_t* d_counts, size_t n, size_t total, unsigned& b
     scan::device_scan(sums, group_off, groups, scan::Kind::exclusive);
     blocks = course::blocks_for(n + total, TILE);
     uint4* starts = course::scratch_as<uint4>(2, size_t(blocks) + 1);
-    group_partition_kernel<TILE><<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(group_off, d_counts, n, total,
-                                                                                        blocks, starts);
+    group_partition_kernel<TILE>
+        <<<course::blocks_for(size_t(blocks) + 1, 256), 256>>>(group_off, d_counts, n, total, blocks, starts);
     CUDA_CHECK_LAST();
     return starts;
 }
@@ -170,4 +176,4 @@ uint4* group_starts(const int32_t* d_counts, size_t n, size_t total, unsigned& b
 // entries (16t .. 16t + 15) would otherwise share 2 banks with its whole warp (a 16-way conflict).
 __host__ __device__ inline int padded(int b) { return b + b / 32; }
 
-}  // namespace expand
+}   // namespace expand

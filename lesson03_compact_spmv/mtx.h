@@ -46,12 +46,14 @@ struct HostCsr {
 
 constexpr int64_t kMaxIndex = INT32_MAX;   // rows, columns and nonzeros: 32-bit CSR
 
-struct MtxError : std::runtime_error { using std::runtime_error::runtime_error; };
+struct MtxError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
 
 // Builds a CSR from coordinate triples (0-based): rows sorted by counting, columns sorted within a
 // row, duplicates summed. Throws MtxError if the result would not fit 32-bit indices.
-inline HostCsr coo_to_csr(int64_t rows, int64_t cols, const std::vector<int64_t>& ri,
-                          const std::vector<int64_t>& ci, const std::vector<double>& v) {
+inline HostCsr coo_to_csr(int64_t rows, int64_t cols, const std::vector<int64_t>& ri, const std::vector<int64_t>& ci,
+                          const std::vector<double>& v) {
     HostCsr A;
     A.rows = rows;
     A.cols = cols;
@@ -67,30 +69,40 @@ inline HostCsr coo_to_csr(int64_t rows, int64_t cols, const std::vector<int64_t>
     }
     // Sort and merge duplicates inside each row (rows are independent: in parallel).
     std::vector<int64_t> kept(static_cast<size_t>(rows), 0);
-    course::parallel_chunks(size_t(rows), [&](size_t b, size_t e, unsigned) {
-        for (size_t r = b; r < e; ++r) {
-            auto first = ent.begin() + start[r], last = ent.begin() + start[r + 1];
-            std::sort(first, last, [](const auto& a, const auto& c) { return a.first < c.first; });
-            int64_t out = start[r];
-            for (auto it = first; it != last; ++it) {
-                if (out > start[r] && ent[size_t(out - 1)].first == it->first) ent[size_t(out - 1)].second += it->second;
-                else ent[size_t(out++)] = *it;
+    course::parallel_chunks(
+        size_t(rows),
+        [&](size_t b, size_t e, unsigned) {
+            for (size_t r = b; r < e; ++r) {
+                auto first = ent.begin() + start[r], last = ent.begin() + start[r + 1];
+                std::sort(first, last, [](const auto& a, const auto& c) { return a.first < c.first; });
+                int64_t out = start[r];
+                for (auto it = first; it != last; ++it) {
+                    if (out > start[r] && ent[size_t(out - 1)].first == it->first)
+                        ent[size_t(out - 1)].second += it->second;
+                    else ent[size_t(out++)] = *it;
+                }
+                kept[r] = out - start[r];
             }
-            kept[r] = out - start[r];
-        }
-    }, 1024);
+        },
+        1024);
     A.row_ptr.assign(size_t(rows) + 1, 0);
     int64_t total = 0;
-    for (int64_t r = 0; r < rows; ++r) { total += kept[size_t(r)]; A.row_ptr[size_t(r) + 1] = int32_t(total); }
+    for (int64_t r = 0; r < rows; ++r) {
+        total += kept[size_t(r)];
+        A.row_ptr[size_t(r) + 1] = int32_t(total);
+    }
     A.col.resize(size_t(total));
     A.val.resize(size_t(total));
-    course::parallel_chunks(size_t(rows), [&](size_t b, size_t e, unsigned) {
-        for (size_t r = b; r < e; ++r)
-            for (int64_t k = 0; k < kept[r]; ++k) {
-                A.col[size_t(A.row_ptr[r] + k)] = ent[size_t(start[r] + k)].first;
-                A.val[size_t(A.row_ptr[r] + k)] = ent[size_t(start[r] + k)].second;
-            }
-    }, 1024);
+    course::parallel_chunks(
+        size_t(rows),
+        [&](size_t b, size_t e, unsigned) {
+            for (size_t r = b; r < e; ++r)
+                for (int64_t k = 0; k < kept[r]; ++k) {
+                    A.col[size_t(A.row_ptr[r] + k)] = ent[size_t(start[r] + k)].first;
+                    A.val[size_t(A.row_ptr[r] + k)] = ent[size_t(start[r] + k)].second;
+                }
+        },
+        1024);
     return A;
 }
 
@@ -103,7 +115,10 @@ inline std::string lower(std::string s) {
 inline bool parse_int(const char* p, const char* end, int64_t& out) {
     if (p == end) return false;
     bool neg = false;
-    if (*p == '+' || *p == '-') { neg = *p == '-'; ++p; }
+    if (*p == '+' || *p == '-') {
+        neg = *p == '-';
+        ++p;
+    }
     if (p == end) return false;
     int64_t v = 0;
     for (; p < end; ++p) {
@@ -132,13 +147,16 @@ inline int split(const char* p, const char* end, const char** b, const char** e,
         if (p >= end) break;
         const char* s = p;
         while (p < end && !(*p == ' ' || *p == '\t' || *p == '\r')) ++p;
-        if (n < max) { b[n] = s; e[n] = p; }
+        if (n < max) {
+            b[n] = s;
+            e[n] = p;
+        }
         ++n;
         if (n > max) break;
     }
     return n;
 }
-}  // namespace detail
+}   // namespace detail
 
 // Reads a Matrix Market coordinate file. Every problem is one MtxError line naming the file and,
 // where it applies, the line number.
@@ -170,7 +188,8 @@ inline HostCsr read_mtx(const std::string& path) {
     };
     const char *b, *e;
     if (!next_line(b, e)) throw fail(0, "empty file (expected a %%MatrixMarket header)");
-    const char* tb[6]; const char* te[6];
+    const char* tb[6];
+    const char* te[6];
     int nt = detail::split(b, e, tb, te, 5);
     if (nt < 1 || detail::lower(std::string(tb[0], te[0])) != "%%matrixmarket")
         throw fail(1, "not a Matrix Market file (the first line must start with %%MatrixMarket)");
@@ -178,7 +197,8 @@ inline HostCsr read_mtx(const std::string& path) {
     auto word = [&](int k) { return course::printable(detail::lower(std::string(tb[k], te[k])), 40); };
     std::string object = word(1), format = word(2), field = word(3), symmetry = word(4);
     if (object != "matrix") throw fail(1, "object '" + object + "' is not supported (only 'matrix')");
-    if (format != "coordinate") throw fail(1, "format '" + format + "' is not supported (only 'coordinate', i.e. sparse)");
+    if (format != "coordinate")
+        throw fail(1, "format '" + format + "' is not supported (only 'coordinate', i.e. sparse)");
     if (field != "real" && field != "integer" && field != "pattern")
         throw fail(1, "field '" + field + "' is not supported (real, integer or pattern)");
     if (symmetry != "general" && symmetry != "symmetric")
@@ -231,24 +251,30 @@ inline HostCsr read_mtx(const std::string& path) {
         if (!pattern) {
             bool ok = field == "integer" ? [&] { int64_t iv; bool r = detail::parse_int(tb[2], te[2], iv); x = double(iv); return r; }()
                                          : detail::parse_real(tb[2], te[2], x);
-            if (!ok) throw fail(line_no, "value '" + course::printable(std::string(tb[2], te[2]), 40) + "' is not a" +
-                                             (field == "integer" ? "n integer" : " number"));
+            if (!ok)
+                throw fail(line_no, "value '" + course::printable(std::string(tb[2], te[2]), 40) + "' is not a" +
+                                        (field == "integer" ? "n integer" : " number"));
             if (!std::isfinite(x)) throw fail(line_no, "value is not finite (inf or nan)");
         }
         if (i < 1 || i > rows || j < 1 || j > cols)
             throw fail(line_no, "index (" + std::to_string(i) + ", " + std::to_string(j) + ") outside 1.." +
                                     std::to_string(rows) + " x 1.." + std::to_string(cols) + " (indices are 1-based)");
-        ri.push_back(i - 1); ci.push_back(j - 1); v.push_back(x);
-        if (symmetric && i != j) { ri.push_back(j - 1); ci.push_back(i - 1); v.push_back(x); }
+        ri.push_back(i - 1);
+        ci.push_back(j - 1);
+        v.push_back(x);
+        if (symmetric && i != j) {
+            ri.push_back(j - 1);
+            ci.push_back(i - 1);
+            v.push_back(x);
+        }
         ++seen;
     }
     if (seen < declared)
-        throw fail(0, "file ends after " + std::to_string(seen) + " of the " + std::to_string(declared) + " declared entries");
+        throw fail(
+            0, "file ends after " + std::to_string(seen) + " of the " + std::to_string(declared) + " declared entries");
     try {
         return coo_to_csr(rows, cols, ri, ci, v);
-    } catch (const MtxError& err) {
-        throw fail(0, err.what());
-    }
+    } catch (const MtxError& err) { throw fail(0, err.what()); }
 }
 
-}  // namespace spmv
+}   // namespace spmv

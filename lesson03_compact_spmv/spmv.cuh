@@ -32,8 +32,7 @@ namespace spmv {
 
 // ---- the device view of a matrix and the launcher every version provides ----------------------
 
-template <class T>
-struct Csr {
+template <class T> struct Csr {
     int rows = 0, cols = 0, nnz = 0;
     const int* row_ptr = nullptr;   // rows + 1 offsets, row_ptr[0] = 0, row_ptr[rows] = nnz
     const int* col = nullptr;       // nnz column indices, sorted within each row
@@ -41,8 +40,7 @@ struct Csr {
 };
 
 // y = A x. Device pointers; scratch from course::scratch(); never allocates in the timed runs.
-template <class T>
-using Launcher = void (*)(const Csr<T>& A, const T* x, T* y);
+template <class T> using Launcher = void (*)(const Csr<T>& A, const T* x, T* y);
 
 constexpr double kRelTolF32 = 1e-5, kRelTolF64 = 1e-13;
 constexpr double kAbsTolF32 = 1e-30, kAbsTolF64 = 1e-300;
@@ -51,16 +49,14 @@ constexpr double kAbsTolF32 = 1e-30, kAbsTolF64 = 1e-300;
 
 // Sum over a group of W consecutive lanes (W = 1, 2, 4, ..., 32, aligned inside the warp); every
 // lane of the group gets the total. All 32 lanes of the warp must call it (full mask).
-template <int W, class T>
-__device__ __forceinline__ T group_sum(T v) {
+template <int W, class T> __device__ __forceinline__ T group_sum(T v) {
 #pragma unroll
     for (int offset = W / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xFFFFFFFFu, v, offset, W);
     return v;
 }
 
 // Read-only loads through the non-coherent cache path: the matrix is never written by SpMV.
-template <class T>
-__device__ __forceinline__ T ldg(const T* p) { return __ldg(p); }
+template <class T> __device__ __forceinline__ T ldg(const T* p) { return __ldg(p); }
 
 // The same loads with an L2 eviction hint: "evict these lines first". For data read exactly once
 // (the matrix's columns and values) while other data is read again and again (x, gathered), so
@@ -75,8 +71,7 @@ __device__ __forceinline__ uint64_t l2_evict_first_policy() {
     return policy;
 }
 // One load for every 4- or 8-byte type (int, float, double): the bits are loaded and reinterpreted.
-template <class T>
-__device__ __forceinline__ T ldg_hint(const T* p, uint64_t policy) {
+template <class T> __device__ __forceinline__ T ldg_hint(const T* p, uint64_t policy) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a 4- or 8-byte element");
 #if __CUDA_ARCH__ >= 800
     T v;
@@ -182,7 +177,7 @@ __host__ __device__ __forceinline__ void narrow_proposal(bool passed, int64_t m,
     else hi = m;
 }
 
-}  // namespace merge
+}   // namespace merge
 
 // ---- the matrix families ----------------------------------------------------------------------
 
@@ -228,7 +223,8 @@ inline HostCsr generate_matrix(const std::string& family, int64_t rows, int64_t 
         int64_t i = int64_t(r), L = 0;
         uint64_t h = course::hash64(seed ^ 0x7E11u, r);
         if (family == "poisson2d") {
-            L = 1 + (i - grid_w >= 0) + (i % grid_w != 0) + ((i + 1) % grid_w != 0 && i + 1 < rows) + (i + grid_w < rows);
+            L = 1 + (i - grid_w >= 0) + (i % grid_w != 0) + ((i + 1) % grid_w != 0 && i + 1 < rows) +
+                (i + grid_w < rows);
         } else if (family == "banded") {
             int64_t lo = std::max<int64_t>(0, i - p / 2), hi = std::min<int64_t>(cols, i - p / 2 + p);
             L = std::max<int64_t>(0, hi - lo);
@@ -263,7 +259,11 @@ inline HostCsr generate_matrix(const std::string& family, int64_t rows, int64_t 
         double* v = A.val.data() + b;
         if (family == "poisson2d") {
             int k = 0;
-            auto put = [&](int64_t j, double a) { c[k] = int32_t(j); v[k] = a; ++k; };
+            auto put = [&](int64_t j, double a) {
+                c[k] = int32_t(j);
+                v[k] = a;
+                ++k;
+            };
             if (i - grid_w >= 0) put(i - grid_w, -1.0);
             if (i % grid_w != 0) put(i - 1, -1.0);
             put(i, 4.0);
@@ -279,16 +279,17 @@ inline HostCsr generate_matrix(const std::string& family, int64_t rows, int64_t 
         } else {
             stratified_columns(c, L, cols, seed, r);
         }
-        for (int64_t t = 0; t < L; ++t) v[t] = course::uniform_value<double>(course::hash64(seed ^ 0xA11u, uint64_t(b + t)));
+        for (int64_t t = 0; t < L; ++t)
+            v[t] = course::uniform_value<double>(course::hash64(seed ^ 0xA11u, uint64_t(b + t)));
     });
     return A;
 }
 
 // x: uniform in [-1, 1) (random signs: a wrong term cannot hide behind all-ones symmetry).
-template <class T>
-std::vector<T> make_x(int64_t cols, uint64_t seed) {
+template <class T> std::vector<T> make_x(int64_t cols, uint64_t seed) {
     std::vector<T> x(static_cast<size_t>(cols));
-    course::parallel_for(size_t(cols), [&](size_t j) { x[j] = course::uniform_value<T>(course::hash64(seed ^ 0x5EEDu, j)); });
+    course::parallel_for(size_t(cols),
+                         [&](size_t j) { x[j] = course::uniform_value<T>(course::hash64(seed ^ 0x5EEDu, j)); });
     return x;
 }
 
@@ -314,7 +315,8 @@ void reference(const HostCsr& A, const std::vector<T>& val, const std::vector<T>
 }
 
 template <class T>
-course::CheckResult check_y(const std::vector<T>& got, const std::vector<double>& ref, const std::vector<double>& scale) {
+course::CheckResult check_y(const std::vector<T>& got, const std::vector<double>& ref,
+                            const std::vector<double>& scale) {
     bool f32 = std::is_same_v<T, float>;
     return course::compare_close(got.data(), ref.data(), scale.data(), got.size(), f32 ? kRelTolF32 : kRelTolF64,
                                  f32 ? kAbsTolF32 : kAbsTolF64, "rows");
@@ -335,8 +337,7 @@ inline std::shared_ptr<HostCsr>& file_matrix() {
     return m;
 }
 
-template <class T>
-class SpmvTrial : public course::Trial {
+template <class T> class SpmvTrial : public course::Trial {
 public:
     SpmvTrial(const course::Options& o, const course::Case& c, Launcher<T> fn) : fn_(fn) {
         if (c.dist == kFileDist) {
@@ -380,6 +381,7 @@ public:
         std::vector<T> got = d_y_.download();
         course::save_npy(path, got.data(), got.size());
     }
+
 private:
     Launcher<T> fn_;
     std::shared_ptr<HostCsr> A_;
@@ -405,12 +407,13 @@ inline std::vector<course::Case> battery(const course::Options& o, bool has_f64)
         }
     // Row lengths around the warp and the versions' group widths, on the families that use them.
     for (uint64_t per : {1ull, 3ull, 31ull, 33ull, 100ull, 1000ull})
-        for (const char* fam : {"random", "powerlaw"}) cases.push_back({o.quick ? 3001ull : 20011ull, fam, per, "float32"});
+        for (const char* fam : {"random", "powerlaw"})
+            cases.push_back({o.quick ? 3001ull : 20011ull, fam, per, "float32"});
     if (!o.quick) {   // the headline size (64M nonzeros) on two families only: test time is shared
         cases.push_back({1ull << 22, "random", 16, "float32"});
         cases.push_back({1ull << 22, "powerlaw", 16, has_f64 ? "float64" : "float32"});
         if (has_f64) cases.push_back({1ull << 22, "random", 16, "float64"});   // x of 32 MB: over half an L2
-        cases.push_back({1ull << 21, "giant_row", 16, "float32"});   // one row of 2M entries
+        cases.push_back({1ull << 21, "giant_row", 16, "float32"});             // one row of 2M entries
     }
     return cases;
 }
@@ -441,12 +444,14 @@ inline std::vector<std::string> rewrite_args(int argc, char** argv) {
         if (args[i] == "--dist=" + std::string(kFileDist) ||
             (args[i] == "--dist" && i + 1 < args.size() && args[i + 1] == kFileDist))
             course::usage_error("give the file with --matrix F.mtx");
-    if (matrix) { args.push_back("--dist"); args.push_back(kFileDist); }
+    if (matrix) {
+        args.push_back("--dist");
+        args.push_back(kFileDist);
+    }
     return args;
 }
 
-inline int run_lesson(int argc, char** argv, const char* version, Launcher<float> f32,
-                      Launcher<double> f64 = nullptr) {
+inline int run_lesson(int argc, char** argv, const char* version, Launcher<float> f32, Launcher<double> f64 = nullptr) {
     course::LessonDef def;
     def.lesson = "03_spmv";
     def.version = version;
@@ -460,18 +465,18 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.cli.param_min = 1;
     def.cli.param_max = 1 << 20;
     def.cli.n_default = uint64_t(1) << 22;
-    def.cli.extras = {{"gen", true, "matrix family, same as --dist: " + course::join(families())},
-                      {"matrix", true, "Matrix Market file F.mtx (coordinate real/integer/pattern, general/symmetric)"}};
+    def.cli.extras = {
+        {"gen", true, "matrix family, same as --dist: " + course::join(families())},
+        {"matrix", true, "Matrix Market file F.mtx (coordinate real/integer/pattern, general/symmetric)"}};
     def.validate = [](const course::Options& o) {
-        if (!o.input.empty()) throw course::UsageError("--input is not supported for SpMV: give a matrix with --matrix F.mtx");
+        if (!o.input.empty())
+            throw course::UsageError("--input is not supported for SpMV: give a matrix with --matrix F.mtx");
         if (o.has("matrix")) {
             if (o.test || o.sweep) throw course::UsageError("--matrix runs one case: drop --test/--sweep");
             if (o.n_given) throw course::UsageError("--matrix sets the size from the file: drop --n");
             try {
                 file_matrix() = std::make_shared<HostCsr>(read_mtx(o.get("matrix")));
-            } catch (const MtxError& e) {
-                throw course::UsageError(e.what());
-            }
+            } catch (const MtxError& e) { throw course::UsageError(e.what()); }
         }
     };
     def.battery = [f64](const course::Options& o) { return battery(o, f64 != nullptr); };
@@ -486,4 +491,4 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     return course::drive(int(ptrs.size()), ptrs.data(), def);
 }
 
-}  // namespace spmv
+}   // namespace spmv

@@ -15,14 +15,14 @@
 
 #include "spmv.cuh"
 
-#define CUSPARSE_CHECK(call)                                                                        \
-    do {                                                                                            \
-        cusparseStatus_t st_ = (call);                                                              \
-        if (st_ != CUSPARSE_STATUS_SUCCESS) {                                                       \
+#define CUSPARSE_CHECK(call)                                                                            \
+    do {                                                                                                \
+        cusparseStatus_t st_ = (call);                                                                  \
+        if (st_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
             std::fprintf(stderr, "%s:%d: cuSPARSE error in '%s': %s (%s)\n", __FILE__, __LINE__, #call, \
-                         cusparseGetErrorName(st_), cusparseGetErrorString(st_));                   \
-            std::exit(::course::kExitCudaError);                                                    \
-        }                                                                                           \
+                         cusparseGetErrorName(st_), cusparseGetErrorString(st_));                       \
+            std::exit(::course::kExitCudaError);                                                        \
+        }                                                                                               \
     } while (0)
 
 namespace {
@@ -40,7 +40,8 @@ struct Plan {
         if (mat) CUSPARSE_CHECK(cusparseDestroySpMat(mat));
         if (vx) CUSPARSE_CHECK(cusparseDestroyDnVec(vx));
         if (vy) CUSPARSE_CHECK(cusparseDestroyDnVec(vy));
-        mat = nullptr; vx = vy = nullptr;
+        mat = nullptr;
+        vx = vy = nullptr;
     }
 };
 
@@ -53,8 +54,7 @@ cusparseHandle_t handle() {
     return h;
 }
 
-template <class T>
-void cusparse_spmv(const spmv::Csr<T>& A, const T* x, T* y) {
+template <class T> void cusparse_spmv(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
     if (A.nnz == 0) {   // nothing to multiply: y is all zeros (a memset, not an allocation)
         CUDA_CHECK(cudaMemsetAsync(y, 0, size_t(A.rows) * sizeof(T)));
@@ -63,9 +63,8 @@ void cusparse_spmv(const spmv::Csr<T>& A, const T* x, T* y) {
     static Plan plan;
     const cudaDataType type = std::is_same_v<T, float> ? CUDA_R_32F : CUDA_R_64F;
     // The device pointers identify the matrix: the trial keeps them fixed for all its runs.
-    bool same = plan.mat && plan.row_ptr == A.row_ptr && plan.col == A.col && plan.val == A.val &&
-                plan.x == x && plan.y == y && plan.rows == A.rows && plan.cols == A.cols &&
-                plan.nnz == A.nnz && plan.type == type;
+    bool same = plan.mat && plan.row_ptr == A.row_ptr && plan.col == A.col && plan.val == A.val && plan.x == x &&
+                plan.y == y && plan.rows == A.rows && plan.cols == A.cols && plan.nnz == A.nnz && plan.type == type;
     const T alpha = T(1), beta = T(0);
     if (!same) {
         plan.release();
@@ -79,16 +78,23 @@ void cusparse_spmv(const spmv::Csr<T>& A, const T* x, T* y) {
                                                &beta, plan.vy, type, CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
         // float and double plans live side by side: each keeps its own scratch slot
         plan.buffer = course::scratch(std::is_same_v<T, float> ? 0 : 1, std::max<size_t>(bytes, 16));
-        plan.row_ptr = A.row_ptr; plan.col = A.col; plan.val = A.val; plan.x = x; plan.y = y;
-        plan.rows = A.rows; plan.cols = A.cols; plan.nnz = A.nnz; plan.type = type;
+        plan.row_ptr = A.row_ptr;
+        plan.col = A.col;
+        plan.val = A.val;
+        plan.x = x;
+        plan.y = y;
+        plan.rows = A.rows;
+        plan.cols = A.cols;
+        plan.nnz = A.nnz;
+        plan.type = type;
     }
     // beta = 0: cuSPARSE does not read y (the poisoned output cannot leak into the result).
-    CUSPARSE_CHECK(cusparseSpMV(handle(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, plan.vx, &beta,
-                                plan.vy, type, CUSPARSE_SPMV_ALG_DEFAULT, plan.buffer));
+    CUSPARSE_CHECK(cusparseSpMV(handle(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, plan.mat, plan.vx, &beta, plan.vy,
+                                type, CUSPARSE_SPMV_ALG_DEFAULT, plan.buffer));
     CUDA_CHECK_LAST();
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     return spmv::run_lesson(argc, argv, "spmv_00_cusparse", cusparse_spmv<float>, cusparse_spmv<double>);

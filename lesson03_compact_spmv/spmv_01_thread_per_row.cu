@@ -18,8 +18,8 @@ constexpr int kBlock = 256;
 // The naive end: thread i sums row i alone, so a warp's loads touch 32 rows at once.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-thread_per_row(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,
-               const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {
+    thread_per_row(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col, const T* __restrict__ val,
+                   const T* __restrict__ x, T* __restrict__ y) {
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= rows) return;   // the guard matters: row_ptr[i + 1] is read below (see wrong/)
     const int begin = row_ptr[i], end = row_ptr[i + 1];
@@ -28,8 +28,7 @@ thread_per_row(int rows, const int* __restrict__ row_ptr, const int* __restrict_
     y[i] = sum;
 }
 
-template <class T>
-void spmv_thread_per_row(const spmv::Csr<T>& A, const T* x, T* y) {
+template <class T> void spmv_thread_per_row(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
     thread_per_row<T><<<course::blocks_for(A.rows, kBlock), kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();

@@ -20,8 +20,8 @@ constexpr int kWarpsPerBlock = kBlock / 32;
 // Delta from 01: a warp shares a row, its lanes read consecutive entries, and five shuffles add their sums.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-warp_per_row(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,
-             const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {
+    warp_per_row(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col, const T* __restrict__ val,
+                 const T* __restrict__ x, T* __restrict__ y) {
     const int lane = threadIdx.x & 31;
     const int64_t row = int64_t(blockIdx.x) * kWarpsPerBlock + (threadIdx.x >> 5);
     // The whole warp leaves together (row is the same for all its lanes), so the full-mask
@@ -34,8 +34,7 @@ warp_per_row(int rows, const int* __restrict__ row_ptr, const int* __restrict__ 
     if (lane == 0) y[row] = sum;
 }
 
-template <class T>
-void spmv_warp_per_row(const spmv::Csr<T>& A, const T* x, T* y) {
+template <class T> void spmv_warp_per_row(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
     warp_per_row<T><<<course::blocks_for(A.rows, kWarpsPerBlock), kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();

@@ -23,20 +23,17 @@ constexpr int kItems = 8;
 constexpr int kTile = kBlock * kItems;   // 2048 nonzeros per tile
 constexpr int kCarryBlock = 1024;
 
-template <class T>
-struct Seg {
+template <class T> struct Seg {
     int flag;   // 1 if a row starts somewhere in this stretch
     T value;    // sum from the last row start in the stretch (or from its beginning) to its end
 };
 
-template <class T>
-__device__ __forceinline__ Seg<T> combine(Seg<T> a, Seg<T> b) {   // a comes before b
+template <class T> __device__ __forceinline__ Seg<T> combine(Seg<T> a, Seg<T> b) {   // a comes before b
     return {a.flag | b.flag, b.flag ? b.value : a.value + b.value};
 }
 
 // Inclusive segmented scan across a warp: the pair is shuffled as two registers.
-template <class T>
-__device__ __forceinline__ Seg<T> warp_seg_scan(Seg<T> s) {
+template <class T> __device__ __forceinline__ Seg<T> warp_seg_scan(Seg<T> s) {
     const int lane = threadIdx.x & 31;
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
@@ -49,19 +46,24 @@ __device__ __forceinline__ Seg<T> warp_seg_scan(Seg<T> s) {
 
 // Exclusive segmented scan of one pair per thread over a block of BLOCK threads. Returns the
 // thread's exclusive prefix (identity {0, 0} for thread 0) and the block total in `total`.
-template <int BLOCK, class T>
-__device__ __forceinline__ Seg<T> block_seg_exclusive(Seg<T> s, Seg<T>& total) {
+template <int BLOCK, class T> __device__ __forceinline__ Seg<T> block_seg_exclusive(Seg<T> s, Seg<T>& total) {
     constexpr int kWarps = BLOCK / 32;
     __shared__ int s_flag[kWarps];
     __shared__ T s_value[kWarps];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     Seg<T> incl = warp_seg_scan(s);
-    if (lane == 31) { s_flag[warp] = incl.flag; s_value[warp] = incl.value; }
+    if (lane == 31) {
+        s_flag[warp] = incl.flag;
+        s_value[warp] = incl.value;
+    }
     __syncthreads();
     if (warp == 0) {
         Seg<T> w = lane < kWarps ? Seg<T>{s_flag[lane], s_value[lane]} : Seg<T>{0, T(0)};
         w = warp_seg_scan(w);
-        if (lane < kWarps) { s_flag[lane] = w.flag; s_value[lane] = w.value; }
+        if (lane < kWarps) {
+            s_flag[lane] = w.flag;
+            s_value[lane] = w.value;
+        }
     }
     __syncthreads();
     total = {s_flag[kWarps - 1], s_value[kWarps - 1]};
@@ -84,9 +86,9 @@ __global__ void mark_heads(int rows, const int* __restrict__ row_ptr, unsigned c
 // Delta from 01-02 (work split by rows): a block takes a tile of nonzeros, multiplies and segment-scans it.
 template <class T>
 __global__ void __launch_bounds__(kBlock)
-multiply_scan_tiles(int nnz, const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
-                    const unsigned char* __restrict__ head, T* __restrict__ scanned, int* __restrict__ agg_flag,
-                    T* __restrict__ agg_value) {
+    multiply_scan_tiles(int nnz, const int* __restrict__ col, const T* __restrict__ val, const T* __restrict__ x,
+                        const unsigned char* __restrict__ head, T* __restrict__ scanned, int* __restrict__ agg_flag,
+                        T* __restrict__ agg_value) {
     // One padding slot per 32 elements: thread t reading element 8t + j would otherwise hit the
     // same bank as threads t + 4, t + 8, ... (an 8-way conflict).
     __shared__ T s_prod[kTile + kTile / 32];
@@ -127,16 +129,23 @@ multiply_scan_tiles(int nnz, const int* __restrict__ col, const T* __restrict__ 
         int e = j * kBlock + threadIdx.x;
         if (base + e < nnz) scanned[base + e] = s_prod[pad(e)];
     }
-    if (threadIdx.x == 0) { agg_flag[blockIdx.x] = total.flag; agg_value[blockIdx.x] = total.value; }
+    if (threadIdx.x == 0) {
+        agg_flag[blockIdx.x] = total.flag;
+        agg_value[blockIdx.x] = total.value;
+    }
 }
 
 // One block walks the tile aggregates in chunks of 1024, carrying the running pair between chunks.
 template <class T>
 __global__ void __launch_bounds__(kCarryBlock)
-scan_tile_carries(int tiles, const int* __restrict__ agg_flag, const T* __restrict__ agg_value, T* __restrict__ carry_in) {
+    scan_tile_carries(int tiles, const int* __restrict__ agg_flag, const T* __restrict__ agg_value,
+                      T* __restrict__ carry_in) {
     __shared__ int s_run_flag;
     __shared__ T s_run_value;
-    if (threadIdx.x == 0) { s_run_flag = 0; s_run_value = T(0); }
+    if (threadIdx.x == 0) {
+        s_run_flag = 0;
+        s_run_value = T(0);
+    }
     __syncthreads();
     for (int base = 0; base < tiles; base += kCarryBlock) {
         int t = base + threadIdx.x;
@@ -146,7 +155,11 @@ scan_tile_carries(int tiles, const int* __restrict__ agg_flag, const T* __restri
         Seg<T> run{s_run_flag, s_run_value};
         if (t < tiles) carry_in[t] = combine(run, excl).value;
         __syncthreads();   // everyone has read s_run before it moves on
-        if (threadIdx.x == 0) { Seg<T> r = combine(run, total); s_run_flag = r.flag; s_run_value = r.value; }
+        if (threadIdx.x == 0) {
+            Seg<T> r = combine(run, total);
+            s_run_flag = r.flag;
+            s_run_value = r.value;
+        }
         __syncthreads();
     }
 }
@@ -158,15 +171,17 @@ __global__ void gather_rows(int rows, const int* __restrict__ row_ptr, const T* 
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i >= rows) return;
     const int64_t begin = row_ptr[i], end = row_ptr[i + 1];
-    if (end == begin) { y[i] = T(0); return; }
+    if (end == begin) {
+        y[i] = T(0);
+        return;
+    }
     const int64_t last = end - 1, tile = last / kTile;
     T sum = scanned[last];
     if (begin < tile * kTile) sum += carry_in[tile];   // the row began in an earlier tile
     y[i] = sum;
 }
 
-template <class T>
-void spmv_segmented_scan(const spmv::Csr<T>& A, const T* x, T* y) {
+template <class T> void spmv_segmented_scan(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
     const size_t nnz = size_t(A.nnz);
     const unsigned tiles = course::blocks_for(nnz, kTile);

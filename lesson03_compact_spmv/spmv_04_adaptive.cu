@@ -18,16 +18,16 @@
 // Run:          ./spmv04 --gen powerlaw --n 2^22 --type float64      ./spmv04 --test
 #include "spmv.cuh"
 
-constexpr int kBlock = 256;         // threads per block
-constexpr int kChunks = 2;          // chunks per lane per row loaded before use (loads in flight)
+constexpr int kBlock = 256;   // threads per block
+constexpr int kChunks = 2;    // chunks per lane per row loaded before use (loads in flight)
 // Rows per group of lanes, all loaded before any is used: 2 for float, 1 for double. Two rows of
 // doubles held 74 registers (3 blocks per SM); one row, capped at 64 registers by the 4 blocks
 // asked below, runs 4 blocks and was faster on every family (TUNING.md). For float the bound
 // costs: 5 blocks (48 registers) lost on random columns.
 template <class T> constexpr int kRowsPerGroup = sizeof(T) == 4 ? 2 : 1;
 template <class T> constexpr int kMinBlocks = sizeof(T) == 4 ? 1 : course::min_blocks_that_fit(4, kBlock);
-constexpr int kVec = 4;             // entries per chunk
-constexpr int kMediumMax = 2048;    // longer rows (not short) go to the whole block
+constexpr int kVec = 4;            // entries per chunk
+constexpr int kMediumMax = 2048;   // longer rows (not short) go to the whole block
 
 // Chunk `chunk` = entries [4 chunk, 4 chunk + 4) of the whole matrix, of which only those inside
 // the row [begin, end) are loaded: the others get column -1 and value 0, so no byte outside the
@@ -81,11 +81,11 @@ __device__ __forceinline__ T partial_row(int64_t begin, int64_t end, int me, con
 // for long ones: each row binned by its length, in registers.
 template <int W, class T>
 __global__ void __launch_bounds__(kBlock, kMinBlocks<T>)
-adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col,
-              const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y) {
-    constexpr int kGroups = kBlock / W;                        // groups of W lanes in the block
+    adaptive_spmv(int rows, const int* __restrict__ row_ptr, const int* __restrict__ col, const T* __restrict__ val,
+                  const T* __restrict__ x, T* __restrict__ y) {
+    constexpr int kGroups = kBlock / W;   // groups of W lanes in the block
     constexpr int kRowsPerBlock = kGroups * kRowsPerGroup<T>;
-    constexpr int kShortMaxChunks = kChunks * W;               // a short row: at most this many chunks
+    constexpr int kShortMaxChunks = kChunks * W;   // a short row: at most this many chunks
     __shared__ int s_long[kRowsPerBlock];
     __shared__ int s_long_count;
     __shared__ T s_warp_sum[kBlock / 32];
@@ -187,27 +187,26 @@ inline int group_width(double mean) {
     while (w < 16 && double(w) * kChunks * kVec < 2.0 * mean) w *= 2;
     return w;
 }
-template <class T>
-unsigned adaptive_grid(uint64_t rows, int w) { return course::blocks_for(rows, uint64_t(kBlock / w * kRowsPerGroup<T>)); }
+template <class T> unsigned adaptive_grid(uint64_t rows, int w) {
+    return course::blocks_for(rows, uint64_t(kBlock / w * kRowsPerGroup<T>));
+}
 
-template <class T>
-std::vector<course::KernelPlan> adaptive_plan(uint64_t rows, double mean) {
+template <class T> std::vector<course::KernelPlan> adaptive_plan(uint64_t rows, double mean) {
     const int w = group_width(mean);
     // The blocks per SM the compiled __launch_bounds__ asks for, clamped to the SM's threads.
     const int min_blocks = std::min(kMinBlocks<T>, course::device().threads_per_sm / kBlock);
-    return {{"adaptive_spmv<" + std::to_string(w) + (sizeof(T) == 4 ? ", float>" : ", double>"), kBlock, 0, min_blocks, 1,
-             "W=" + std::to_string(w) + " lanes a short row; " + std::to_string(adaptive_grid<T>(rows, w)) + " blocks"}};
+    return {
+        {"adaptive_spmv<" + std::to_string(w) + (sizeof(T) == 4 ? ", float>" : ", double>"), kBlock, 0, min_blocks, 1,
+         "W=" + std::to_string(w) + " lanes a short row; " + std::to_string(adaptive_grid<T>(rows, w)) + " blocks"}};
 }
 
-template <int W, class T>
-void launch(const spmv::Csr<T>& A, const T* x, T* y) {
+template <int W, class T> void launch(const spmv::Csr<T>& A, const T* x, T* y) {
     static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0 && kBlock % W == 0, "W: a power of two <= 32");
     adaptive_spmv<W, T><<<adaptive_grid<T>(uint64_t(A.rows), W), kBlock>>>(A.rows, A.row_ptr, A.col, A.val, x, y);
     CUDA_CHECK_LAST();
 }
 
-template <class T>
-void spmv_adaptive(const spmv::Csr<T>& A, const T* x, T* y) {
+template <class T> void spmv_adaptive(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
     switch (group_width(double(A.nnz) / double(A.rows))) {
         case 1: launch<1>(A, x, y); break;
@@ -221,7 +220,8 @@ void spmv_adaptive(const spmv::Csr<T>& A, const T* x, T* y) {
 
 // --plan: for the requested rows at the requested nonzeros per row (the matrix is not built).
 static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
-    return c.dtype == "float64" ? adaptive_plan<double>(c.n, double(c.param)) : adaptive_plan<float>(c.n, double(c.param));
+    return c.dtype == "float64" ? adaptive_plan<double>(c.n, double(c.param))
+                                : adaptive_plan<float>(c.n, double(c.param));
 });
 
 int main(int argc, char** argv) {

@@ -25,7 +25,7 @@ constexpr int kBlock = 256;   // threads per block (128 with 10 blocks per SM: f
 // Merge items per thread: 10 for float (11: slower on power-law and random, faster on banded;
 // 12, measured without the hint, no faster than 11: TUNING.md), 5 for double.
 template <class T> constexpr int kItems = sizeof(T) == 4 ? 10 : 5;
-template <class T> constexpr int kTile = kBlock * kItems<T>;
+template <class T> constexpr int kTile = kBlock* kItems<T>;
 static_assert(kTile<float> * (4 + 2 * 4) + 64 <= 48 * 1024, "float tile over 48 KB of shared memory");
 static_assert(kTile<double> * (4 + 2 * 8) + 64 <= 48 * 1024, "double tile over 48 KB of shared memory");
 // Blocks per SM asked of __launch_bounds__: 5 caps the registers at 48 with no spill (6: 40
@@ -60,7 +60,10 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
     const int64_t total = int64_t(rows) + nnz;
     const int64_t d = t * tile < total ? t * tile : total;
     int64_t lo = 0, hi = 0;   // the answer lies in [lo, hi]; an empty interval for groups past the end
-    if (t < boundaries) { lo = d > nnz ? d - nnz : 0; hi = d < rows ? d : rows; }
+    if (t < boundaries) {
+        lo = d > nnz ? d - nnz : 0;
+        hi = d < rows ? d : rows;
+    }
     const int64_t guess = spmv::merge::linear_guess(d, rows, nnz);
     for (bool first = true; __any_sync(0xFFFFFFFFu, lo < hi); first = false) {
         const bool searching = lo < hi;   // the same for the G lanes of a group
@@ -94,9 +97,9 @@ __global__ void partition_tiles(int rows, int nnz, int tile, int boundaries, con
 // per tile of merge items, each thread walking its own 10 (float) or 5 (double).
 template <class T>
 __global__ void __launch_bounds__(kBlock, kMinBlocks<T>)
-merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
-                const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,
-                const int* __restrict__ tile_row) {
+    merge_path_spmv(int rows, int nnz, const int* __restrict__ row_ptr, const int* __restrict__ col,
+                    const T* __restrict__ val, const T* __restrict__ x, T* __restrict__ y,
+                    const int* __restrict__ tile_row) {
     constexpr int kI = kItems<T>, kT = kTile<T>;
     __shared__ int s_row_end[kT + 1];   // + the sentinel after the tile's last row end
     __shared__ T s_prod[kT + 1];        // + one readable slot after the last product (the walk reads ahead)
@@ -221,34 +224,32 @@ constexpr int kPartitionBlock = 256;   // 256 / kSearchLanes boundaries per bloc
 struct MergePathGrids {
     unsigned tiles = 0, partition_blocks = 0;
 };
-template <class T>
-MergePathGrids merge_path_grids(uint64_t rows, uint64_t nnz) {
+template <class T> MergePathGrids merge_path_grids(uint64_t rows, uint64_t nnz) {
     MergePathGrids g;
     g.tiles = course::blocks_for(rows + nnz, kTile<T>);
     g.partition_blocks = course::blocks_for((uint64_t(g.tiles) + 1) * kSearchLanes, kPartitionBlock);
     return g;
 }
-template <class T>
-std::vector<course::KernelPlan> merge_path_plan(uint64_t rows, uint64_t nnz) {
+template <class T> std::vector<course::KernelPlan> merge_path_plan(uint64_t rows, uint64_t nnz) {
     const MergePathGrids g = merge_path_grids<T>(rows, nnz);
     // The blocks per SM that the compiled __launch_bounds__ asks for: kMinBlocks, clamped to the
     // SM's threads (4 on a Turing SM).
     const int min_blocks = course::blocks_that_fit(5, kBlock, kStaticSmem<T>);
     const size_t smem = kStaticSmem<T>;
-    return {{"partition_tiles", kPartitionBlock, 0, 0, 1,
-             std::to_string(g.partition_blocks) + " blocks, " + std::to_string(kSearchLanes) + " lanes a tile boundary"},
-            {std::string("merge_path_spmv<") + (sizeof(T) == 4 ? "float" : "double") + ">", kBlock, 0, min_blocks, 1,
-             std::to_string(g.tiles) + " blocks, one per tile of " + std::to_string(kTile<T>) + " merge items; " +
-                 std::to_string(smem) + " B of static shared memory a block"}};
+    return {
+        {"partition_tiles", kPartitionBlock, 0, 0, 1,
+         std::to_string(g.partition_blocks) + " blocks, " + std::to_string(kSearchLanes) + " lanes a tile boundary"},
+        {std::string("merge_path_spmv<") + (sizeof(T) == 4 ? "float" : "double") + ">", kBlock, 0, min_blocks, 1,
+         std::to_string(g.tiles) + " blocks, one per tile of " + std::to_string(kTile<T>) + " merge items; " +
+             std::to_string(smem) + " B of static shared memory a block"}};
 }
 
-template <class T>
-void spmv_merge_path(const spmv::Csr<T>& A, const T* x, T* y) {
+template <class T> void spmv_merge_path(const spmv::Csr<T>& A, const T* x, T* y) {
     if (A.rows == 0) return;
     const MergePathGrids g = merge_path_grids<T>(uint64_t(A.rows), uint64_t(A.nnz));
     int* tile_row = course::scratch_as<int>(0, size_t(g.tiles) + 1);
-    partition_tiles<T><<<g.partition_blocks, kPartitionBlock>>>(A.rows, A.nnz, kTile<T>, int(g.tiles) + 1, A.row_ptr,
-                                                                tile_row, y);
+    partition_tiles<T>
+        <<<g.partition_blocks, kPartitionBlock>>>(A.rows, A.nnz, kTile<T>, int(g.tiles) + 1, A.row_ptr, tile_row, y);
     CUDA_CHECK_LAST();
     merge_path_spmv<T><<<g.tiles, kBlock>>>(A.rows, A.nnz, A.row_ptr, A.col, A.val, x, y, tile_row);
     CUDA_CHECK_LAST();
@@ -256,7 +257,8 @@ void spmv_merge_path(const spmv::Csr<T>& A, const T* x, T* y) {
 
 // --plan: the grids for the requested rows at the requested nonzeros per row (the matrix is not built).
 static course::PlanHook plan_hook([](const course::Options&, const course::Case& c) {
-    return c.dtype == "float64" ? merge_path_plan<double>(c.n, c.n * c.param) : merge_path_plan<float>(c.n, c.n * c.param);
+    return c.dtype == "float64" ? merge_path_plan<double>(c.n, c.n * c.param)
+                                : merge_path_plan<float>(c.n, c.n * c.param);
 });
 
 int main(int argc, char** argv) {

@@ -19,8 +19,7 @@
 
 #include "lesson.cuh"
 
-template <class K>
-void cub_sort_keys(const K* d_in, K* d_out, size_t n) {
+template <class K> void cub_sort_keys(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     size_t temp_bytes = 0;
     // First call: CUB only reports how much scratch it needs (it keeps d_in intact and uses its
@@ -55,8 +54,8 @@ void cub_sort_floats(const float* d_in, float* d_out, size_t n) {
 }
 
 // Radix sort is stable: equal keys keep their input order, as the lesson's pairs require.
-void cub_sort_pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out,
-                    uint32_t* d_vals_out, size_t n) {
+void cub_sort_pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out, uint32_t* d_vals_out,
+                    size_t n) {
     if (n == 0) return;
     size_t temp_bytes = 0;
     CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, d_keys_in, d_keys_out, d_vals_in, d_vals_out, n));

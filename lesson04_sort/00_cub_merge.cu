@@ -15,13 +15,11 @@
 
 #include "lesson.cuh"
 
-template <class K>
-struct LessonLess {
+template <class K> struct LessonLess {
     __device__ bool operator()(const K& a, const K& b) const { return sorting::key_less(a, b); }
 };
 
-template <class K>
-void cub_merge_keys(const K* d_in, K* d_out, size_t n) {
+template <class K> void cub_merge_keys(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * sizeof(K), cudaMemcpyDeviceToDevice));
     size_t temp_bytes = 0;
@@ -31,17 +29,17 @@ void cub_merge_keys(const K* d_in, K* d_out, size_t n) {
     CUDA_CHECK_LAST();
 }
 
-void cub_merge_pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out,
-                     uint32_t* d_vals_out, size_t n) {
+void cub_merge_pairs(const uint32_t* d_keys_in, const uint32_t* d_vals_in, uint32_t* d_keys_out, uint32_t* d_vals_out,
+                     size_t n) {
     if (n == 0) return;
     CUDA_CHECK(cudaMemcpyAsync(d_keys_out, d_keys_in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
     CUDA_CHECK(cudaMemcpyAsync(d_vals_out, d_vals_in, n * sizeof(uint32_t), cudaMemcpyDeviceToDevice));
     size_t temp_bytes = 0;
-    CUDA_CHECK(cub::DeviceMergeSort::StableSortPairs(nullptr, temp_bytes, d_keys_out, d_vals_out, n,
-                                                     LessonLess<uint32_t>{}));
+    CUDA_CHECK(
+        cub::DeviceMergeSort::StableSortPairs(nullptr, temp_bytes, d_keys_out, d_vals_out, n, LessonLess<uint32_t>{}));
     void* temp = course::scratch(0, temp_bytes);
-    CUDA_CHECK(cub::DeviceMergeSort::StableSortPairs(temp, temp_bytes, d_keys_out, d_vals_out, n,
-                                                     LessonLess<uint32_t>{}));
+    CUDA_CHECK(
+        cub::DeviceMergeSort::StableSortPairs(temp, temp_bytes, d_keys_out, d_vals_out, n, LessonLess<uint32_t>{}));
     CUDA_CHECK_LAST();
 }
 

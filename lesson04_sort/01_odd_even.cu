@@ -17,35 +17,35 @@
 #include "comparison.cuh"
 
 constexpr int kBlock = 1024;
-constexpr size_t kOneBlockMax = 4 * kBlock;          // shared-memory regime up to here (16 KB)
-constexpr uint64_t kMaxN = uint64_t(1) << 16;        // stated limit (O(n^2) work, n launches)
+constexpr size_t kOneBlockMax = 4 * kBlock;     // shared-memory regime up to here (16 KB)
+constexpr uint64_t kMaxN = uint64_t(1) << 16;   // stated limit (O(n^2) work, n launches)
 
 // All n steps inside one block: the keys live in shared memory, a step ends with a barrier.
-template <class K>
-__global__ void odd_even_one_block(const K* in, K* out, int n) {
+template <class K> __global__ void odd_even_one_block(const K* in, K* out, int n) {
     __shared__ K s[kOneBlockMax];
     for (int x = threadIdx.x; x < n; x += kBlock) s[x] = in[x];
     __syncthreads();
     for (int step = 0; step < n; ++step) {
         for (int i = 2 * threadIdx.x + (step & 1); i + 1 < n; i += 2 * kBlock)   // this thread's pairs (i, i+1)
             sorting::cmp::compare_exchange(s[i], s[i + 1]);
-        __syncthreads();                               // the whole step is done before the next reads
+        __syncthreads();   // the whole step is done before the next reads
     }
     for (int x = threadIdx.x; x < n; x += kBlock) out[x] = s[x];
 }
 
 // One step over global memory: thread t owns pair (2t + parity, 2t + parity + 1).
-template <class K>
-__global__ void odd_even_step(K* data, size_t n, int parity) {
+template <class K> __global__ void odd_even_step(K* data, size_t n, int parity) {
     size_t i = 2 * (blockIdx.x * size_t(blockDim.x) + threadIdx.x) + parity;
     if (i + 1 < n) {
         K a = data[i], b = data[i + 1];
-        if (sorting::key_less(b, a)) { data[i] = b; data[i + 1] = a; }
+        if (sorting::key_less(b, a)) {
+            data[i] = b;
+            data[i + 1] = a;
+        }
     }
 }
 
-template <class K>
-void odd_even_sort(const K* d_in, K* d_out, size_t n) {
+template <class K> void odd_even_sort(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     if (n <= kOneBlockMax) {
         odd_even_one_block<K><<<1, kBlock>>>(d_in, d_out, int(n));
@@ -54,7 +54,7 @@ void odd_even_sort(const K* d_in, K* d_out, size_t n) {
     }
     CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * sizeof(K), cudaMemcpyDeviceToDevice));
     unsigned grid = course::blocks_for(n / 2 + 1, 256);
-    for (size_t step = 0; step < n; ++step) {          // n launches: the kernel boundary is the barrier
+    for (size_t step = 0; step < n; ++step) {   // n launches: the kernel boundary is the barrier
         odd_even_step<K><<<grid, 256>>>(d_out, n, int(step & 1));
         CUDA_CHECK_LAST();
     }

@@ -17,14 +17,13 @@
 // Run:          ./seed --n 4096     ./seed --test
 #include "comparison.cuh"
 
-constexpr int kLists = 32;          // one warp; one list per thread
-constexpr int kMaxN = 4096;         // the post's size: 128 keys per list
+constexpr int kLists = 32;    // one warp; one list per thread
+constexpr int kMaxN = 4096;   // the post's size: 128 keys per list
 
 // The whole sort in one warp: 32 per-thread radix sorts in shared memory, then the atomicMin merge.
-template <class K>
-__global__ void __launch_bounds__(kLists) seed_sort(const K* in, K* out, int n) {
-    __shared__ uint32_t s[kMaxN];       // the codes; list t is s[t + 32 * i]
-    __shared__ uint32_t ones[kMaxN];    // scratch: the ones of each list, same interleaving
+template <class K> __global__ void __launch_bounds__(kLists) seed_sort(const K* in, K* out, int n) {
+    __shared__ uint32_t s[kMaxN];      // the codes; list t is s[t + 32 * i]
+    __shared__ uint32_t ones[kMaxN];   // scratch: the ones of each list, same interleaving
     __shared__ unsigned long long winner;
     const int t = threadIdx.x;
     const int len = t < n ? (n - 1 - t) / kLists + 1 : 0;   // keys in list t
@@ -38,7 +37,7 @@ __global__ void __launch_bounds__(kLists) seed_sort(const K* in, K* out, int n) 
         for (int i = 0; i < len; ++i) {
             uint32_t v = s[t + kLists * i];
             if ((v >> bit) & 1u) ones[t + kLists * nones++] = v;
-            else s[t + kLists * zeros++] = v;                  // zeros <= i: never overwrites unread keys
+            else s[t + kLists * zeros++] = v;   // zeros <= i: never overwrites unread keys
         }
         for (int i = 0; i < nones; ++i) s[t + kLists * (zeros + i)] = ones[t + kLists * i];
     }
@@ -47,23 +46,21 @@ __global__ void __launch_bounds__(kLists) seed_sort(const K* in, K* out, int n) 
     int head = 0;
     for (int o = 0; o < n; ++o) {
         if (t == 0) winner = ~0ull;
-        __syncthreads();                                       // reset seen by all
-        unsigned long long offer = head < len
-            ? (static_cast<unsigned long long>(s[t + kLists * head]) << 32) | unsigned(t)
-            : ~0ull;
+        __syncthreads();   // reset seen by all
+        unsigned long long offer =
+            head < len ? (static_cast<unsigned long long>(s[t + kLists * head]) << 32) | unsigned(t) : ~0ull;
         atomicMin(&winner, offer);
-        __syncthreads();                                       // every offer is in
+        __syncthreads();   // every offer is in
         unsigned long long w = winner;
         if (int(w & 31u) == t) {
             out[o] = sorting::Ordered<K>::from(uint32_t(w >> 32));
             ++head;
         }
-        __syncthreads();                                       // all have read it before the reset
+        __syncthreads();   // all have read it before the reset
     }
 }
 
-template <class K>
-void seed_sort_keys(const K* d_in, K* d_out, size_t n) {
+template <class K> void seed_sort_keys(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     seed_sort<K><<<1, kLists>>>(d_in, d_out, int(n));
     CUDA_CHECK_LAST();

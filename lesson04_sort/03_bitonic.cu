@@ -20,21 +20,23 @@
 
 constexpr int kBlock = 512;
 constexpr int kItems = 8;
-constexpr int kTile = kBlock * kItems;    // 4096 keys sorted per block in shared memory
+constexpr int kTile = kBlock * kItems;   // 4096 keys sorted per block in shared memory
 
 namespace sorting {
 namespace cmp {
 
 // Delta from the tile sort: a step whose partners are TILE or more apart cannot stay in one
 // block, so it is a launch of its own over all keys, one thread per pair (grid-stride over P/2).
-template <class K>
-__global__ void bitonic_global_step(K* data, size_t n, size_t pairs, size_t k, size_t j) {
+template <class K> __global__ void bitonic_global_step(K* data, size_t n, size_t pairs, size_t k, size_t j) {
     for (size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x; t < pairs; t += size_t(gridDim.x) * blockDim.x) {
         size_t i, p;
         bitonic_pair(t, k, j, i, p);
         if (p < n) {
             K a = data[i], b = data[p];
-            if (key_less(b, a)) { data[i] = b; data[p] = a; }   // write only when something moves
+            if (key_less(b, a)) {
+                data[i] = b;
+                data[p] = a;
+            }   // write only when something moves
         }
     }
 }
@@ -42,8 +44,7 @@ __global__ void bitonic_global_step(K* data, size_t n, size_t pairs, size_t k, s
 // The half-cleaners j = TILE/2 .. 1 of a stage k > TILE, on one tile in shared memory: every
 // pair (i, i + j) with j < TILE lies inside one aligned tile, so a block finishes the stage alone
 // with barriers instead of one launch per step. `data` is the whole array; the tile is blockIdx.x.
-template <int BLOCK, int ITEMS, class K>
-__device__ void block_bitonic_merge_tail(K* data, size_t n, K* s) {
+template <int BLOCK, int ITEMS, class K> __device__ void block_bitonic_merge_tail(K* data, size_t n, K* s) {
     constexpr int TILE = BLOCK * ITEMS;
     const size_t base = size_t(blockIdx.x) * TILE;
     const int count = int(n - base < size_t(TILE) ? n - base : size_t(TILE));
@@ -67,11 +68,10 @@ __global__ void __launch_bounds__(BLOCK) bitonic_tile_merge_kernel(K* data, size
     block_bitonic_merge_tail<BLOCK, ITEMS>(data, n, s);
 }
 
-}  // namespace cmp
-}  // namespace sorting
+}   // namespace cmp
+}   // namespace sorting
 
-template <class K>
-void bitonic_sort(const K* d_in, K* d_out, size_t n) {
+template <class K> void bitonic_sort(const K* d_in, K* d_out, size_t n) {
     using namespace sorting::cmp;
     if (n == 0) return;
     const unsigned tiles = course::blocks_for(n, kTile);

@@ -19,23 +19,22 @@
 
 constexpr int kBlock = 512;
 constexpr int kItems = 8;
-constexpr int kTile = kBlock * kItems;    // runs after the tile sort
+constexpr int kTile = kBlock * kItems;   // runs after the tile sort
 
 // One merge pass: runs of `width` keys in src become runs of 2*width in dst.
 template <class K>
 __global__ void merge_by_rank(const K* __restrict__ src, K* __restrict__ dst, size_t n, size_t width) {
     using namespace sorting::cmp;
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-        const size_t a0 = (i / (2 * width)) * (2 * width);      // this run pair: A = [a0, b0), B = [b0, e)
+        const size_t a0 = (i / (2 * width)) * (2 * width);   // this run pair: A = [a0, b0), B = [b0, e)
         const size_t b0 = min(a0 + width, n), e = min(a0 + 2 * width, n);
         const K key = src[i];
-        if (i < b0) dst[i + count_less(src + b0, e - b0, key)] = key;             // i - a0 + rank + a0
+        if (i < b0) dst[i + count_less(src + b0, e - b0, key)] = key;   // i - a0 + rank + a0
         else dst[a0 + (i - b0) + count_less_equal(src + a0, b0 - a0, key)] = key;
     }
 }
 
-template <class K>
-void merge_sort(const K* d_in, K* d_out, size_t n) {
+template <class K> void merge_sort(const K* d_in, K* d_out, size_t n) {
     using namespace sorting::cmp;
     if (n == 0) return;
     int passes = 0;

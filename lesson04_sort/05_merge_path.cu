@@ -40,7 +40,7 @@
 // and 512 x 16 (TUNING.md).
 constexpr int kBlock = 128;
 constexpr int kMergeItems = 32;
-constexpr int kTile = kBlock * kMergeItems;     // merge outputs per block
+constexpr int kTile = kBlock * kMergeItems;   // merge outputs per block
 constexpr int kPadded = kTile + kTile / 32;
 static_assert((kTile & (kTile - 1)) == 0, "the merge tile must be a power of two");
 
@@ -63,8 +63,7 @@ static_assert(kTile <= 2 * kSortBlock * 16, "the merge tile is larger than a run
 __device__ __forceinline__ int pad(int x) { return x + (x >> 5); }
 
 // A window [off, off + len) of a padded shared array, indexable like a plain array.
-template <class T>
-struct PaddedView {
+template <class T> struct PaddedView {
     const T* base;
     int off;
     __device__ T operator[](int i) const { return base[pad(off + i)]; }
@@ -95,7 +94,9 @@ __device__ __forceinline__ void sort_in_registers(K (&keys)[ITEMS], uint32_t (&v
                     if (l > i) {
                         const bool ascending = (i & k) == 0;
                         if (ascending ? sorting::key_less(keys[l], keys[i]) : sorting::key_less(keys[i], keys[l])) {
-                            K t = keys[i]; keys[i] = keys[l]; keys[l] = t;
+                            K t = keys[i];
+                            keys[i] = keys[l];
+                            keys[l] = t;
                         }
                     }
                 }
@@ -107,8 +108,12 @@ __device__ __forceinline__ void sort_in_registers(K (&keys)[ITEMS], uint32_t (&v
 #pragma unroll
             for (int i = r & 1; i + 1 < ITEMS; i += 2) {
                 if (sorting::key_less(keys[i + 1], keys[i])) {
-                    K t = keys[i]; keys[i] = keys[i + 1]; keys[i + 1] = t;
-                    uint32_t u = vals[i]; vals[i] = vals[i + 1]; vals[i + 1] = u;
+                    K t = keys[i];
+                    keys[i] = keys[i + 1];
+                    keys[i + 1] = t;
+                    uint32_t u = vals[i];
+                    vals[i] = vals[i + 1];
+                    vals[i + 1] = u;
                 }
             }
         }
@@ -117,9 +122,8 @@ __device__ __forceinline__ void sort_in_registers(K (&keys)[ITEMS], uint32_t (&v
 
 // Delta from 04's tile sort: keys sorted in registers first, then merge-path rounds, not a network.
 template <int BLOCK, int kItems, class K, bool kPairs>
-__global__ void __launch_bounds__(BLOCK)
-tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __restrict__ kout,
-          uint32_t* __restrict__ vout, size_t n) {
+__global__ void __launch_bounds__(BLOCK) tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin,
+                                                   K* __restrict__ kout, uint32_t* __restrict__ vout, size_t n) {
     // the codes as the type atomicMax knows (uint64_t is unsigned long on Linux)
     using U = std::conditional_t<sizeof(K) == 8, unsigned long long, unsigned int>;
     constexpr int TILE = BLOCK * kItems, PADDED = TILE + TILE / 32;
@@ -131,7 +135,7 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
     const int count = int(n - base < size_t(TILE) ? n - base : size_t(TILE));
 
     K pad_key = K();
-    if (count < TILE) {                      // only the last block: pad with its largest key
+    if (count < TILE) {   // only the last block: pad with its largest key
         if (tid == 0) s_max = 0;
         __syncthreads();
         U m = 0;
@@ -144,7 +148,7 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         pad_key = sorting::Ordered<K>::from(typename sorting::Ordered<K>::U(s_max));
     }
     {
-        K lk[kItems];                                 // coalesced loads, all in flight at once
+        K lk[kItems];   // coalesced loads, all in flight at once
         uint32_t lv[kItems];
 #pragma unroll
         for (int it = 0; it < kItems; ++it) {
@@ -170,7 +174,7 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
     sort_in_registers<kItems, kPairs>(keys, vals);
     // Runs of kItems -> 2 kItems -> ... -> TILE, each round a merge-path merge in shared memory.
     for (int run = kItems; run < TILE; run *= 2) {
-        __syncthreads();                                     // everyone has read the last round
+        __syncthreads();   // everyone has read the last round
 #pragma unroll
         for (int i = 0; i < kItems; ++i) {
             sk[pad(tid * kItems + i)] = keys[i];
@@ -182,9 +186,9 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         const int diag = first - group;
         PaddedView<K> a{sk, group}, b{sk, group + run};
         const int i = sorting::cmp::merge_path(a, run, b, run, diag);   // int: 64-bit steps cost 16 % more (TUNING.md)
-        int pos[kItems];                // one shared load per output, values gathered afterwards
-        sorting::cmp::serial_merge_select<kItems>(PaddedView<K>{sk, 0}, group + i, group + run,
-                                                  group + run + diag - i, group + 2 * run, keys, pos);
+        int pos[kItems];   // one shared load per output, values gathered afterwards
+        sorting::cmp::serial_merge_select<kItems>(PaddedView<K>{sk, 0}, group + i, group + run, group + run + diag - i,
+                                                  group + 2 * run, keys, pos);
         if constexpr (kPairs) {
 #pragma unroll
             for (int it = 0; it < kItems; ++it) vals[it] = sv[pad(pos[it])];
@@ -197,7 +201,7 @@ tile_sort(const K* __restrict__ kin, const uint32_t* __restrict__ vin, K* __rest
         if constexpr (kPairs) sv[pad(tid * kItems + i)] = vals[i];
     }
     __syncthreads();
-    for (int x = tid; x < count; x += BLOCK) {    // coalesced stores; the padding is dropped
+    for (int x = tid; x < count; x += BLOCK) {   // coalesced stores; the padding is dropped
         kout[base + x] = sk[pad(x)];
         if constexpr (kPairs) vout[base + x] = sv[pad(x)];
     }
@@ -258,7 +262,7 @@ __device__ __forceinline__ void merge_and_store(K* sk, uint32_t* sv, K* kdst, ui
                 if (kFull || it < count) vals[it] = sv[pad(pos[it])];
         }
     }
-    __syncthreads();                             // every warp has read its inputs
+    __syncthreads();   // every warp has read its inputs
     // A warp's outputs are [warp_first, warp_first + 32 x ITEMS) of the tile: staged and read back
     // by that warp only.
 #pragma unroll
@@ -281,12 +285,12 @@ __device__ __forceinline__ void merge_and_store(K* sk, uint32_t* sv, K* kdst, ui
 
 template <bool kFull, class K, bool kPairs>
 __device__ __forceinline__ void merge_tile_lean(K* sk, uint32_t* sv, const K* a_src, const K* b_src,
-                                                const uint32_t* va_src, const uint32_t* vb_src, K* kdst,
-                                                uint32_t* vdst, int na, int nb) {
+                                                const uint32_t* va_src, const uint32_t* vb_src, K* kdst, uint32_t* vdst,
+                                                int na, int nb) {
     const int tid = threadIdx.x;
     const int total = kFull ? kTile : na + nb;
     {
-        K lk[kMergeItems];                       // all loads in flight before the first store
+        K lk[kMergeItems];   // all loads in flight before the first store
         uint32_t lv[kMergeItems];
 #pragma unroll
         for (int it = 0; it < kMergeItems; ++it) {
@@ -310,12 +314,11 @@ __device__ __forceinline__ void merge_tile_lean(K* sk, uint32_t* sv, const K* a_
     merge_and_store<kFull, K, kPairs>(sk, sv, kdst, vdst, na, nb);
 }
 
-
 // Delta from 04's merge pass: a block merges one 4096-output piece between two splitters, not one key per thread.
 template <class K, bool kPairs>
 __global__ void __launch_bounds__(kBlock)
-merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __restrict__ kdst,
-                 uint32_t* __restrict__ vdst, size_t n, size_t width, const unsigned long long* __restrict__ splits) {
+    merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __restrict__ kdst,
+                uint32_t* __restrict__ vdst, size_t n, size_t width, const unsigned long long* __restrict__ splits) {
     extern __shared__ __align__(16) unsigned char dyn_smem[];
     K* sk = reinterpret_cast<K*>(dyn_smem);
     uint32_t* sv = reinterpret_cast<uint32_t*>(dyn_smem + kPadded * sizeof(K));
@@ -325,10 +328,12 @@ merge_tiles(const K* __restrict__ ksrc, const uint32_t* __restrict__ vsrc, K* __
     const uint32_t* va_src = kPairs ? vsrc + s.a_at : nullptr;
     const uint32_t* vb_src = kPairs ? vsrc + s.b_at : nullptr;
     uint32_t* vout = kPairs ? vdst + s.start : nullptr;
-    if (s.na + s.nb == kTile)                                 // the same branch for the whole block
-        merge_tile_lean<true, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout, s.na, s.nb);
+    if (s.na + s.nb == kTile)   // the same branch for the whole block
+        merge_tile_lean<true, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout,
+                                         s.na, s.nb);
     else
-        merge_tile_lean<false, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout, s.na, s.nb);
+        merge_tile_lean<false, K, kPairs>(sk, sv, ksrc + s.a_at, ksrc + s.b_at, va_src, vb_src, kdst + s.start, vout,
+                                          s.na, s.nb);
 }
 
 // ---- the launcher ----------------------------------------------------------------------------
@@ -363,8 +368,7 @@ void merge_path_sort(const K* kin, const uint32_t* vin, K* kout, uint32_t* vout,
     }
 }
 
-template <class K>
-void sort_keys(const K* d_in, K* d_out, size_t n) {
+template <class K> void sort_keys(const K* d_in, K* d_out, size_t n) {
     merge_path_sort<K, false>(d_in, nullptr, d_out, nullptr, n);
 }
 void sort_pairs(const uint32_t* kin, const uint32_t* vin, uint32_t* kout, uint32_t* vout, size_t n) {

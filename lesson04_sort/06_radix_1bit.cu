@@ -22,21 +22,18 @@ constexpr int kBlock = 256;
 unsigned grid_for(size_t n) { return std::min(course::blocks_for(n, kBlock), 4u * 65535u); }
 
 // Keys to ordered codes (and back, below): an unsigned integer order the bit passes can sort.
-template <class K, class U>
-__global__ void to_codes(const K* in, U* codes, size_t n) {
+template <class K, class U> __global__ void to_codes(const K* in, U* codes, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         codes[i] = sorting::Ordered<K>::to(in[i]);
 }
 // The way back: codes to keys, after the last pass.
-template <class K, class U>
-__global__ void from_codes(const U* codes, K* out, size_t n) {
+template <class K, class U> __global__ void from_codes(const U* codes, K* out, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         out[i] = sorting::Ordered<K>::from(codes[i]);
 }
 
 // flag[i] = 1 where bit `bit` of the key is 0: the scan of these counts the zeros before each key.
-template <class U>
-__global__ void zero_flags(const U* codes, uint32_t* flags, size_t n, int bit) {
+template <class U> __global__ void zero_flags(const U* codes, uint32_t* flags, size_t n, int bit) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         flags[i] = uint32_t(~(codes[i] >> bit)) & 1u;
 }
@@ -58,8 +55,7 @@ __global__ void split_scatter(const U* codes, U* codes_out, const uint32_t* vals
 
 // All passes. codes/vals start in buffer a; each pass moves them to the other buffer. The number
 // of passes (32 or 64) is even, so the result ends in buffer a again.
-template <class U, bool kPairs>
-void split_passes(U* a, U* b, uint32_t* va, uint32_t* vb, size_t n) {
+template <class U, bool kPairs> void split_passes(U* a, U* b, uint32_t* va, uint32_t* vb, size_t n) {
     uint32_t* flags = course::scratch_as<uint32_t>(3, n);
     uint32_t* zeros_before = course::scratch_as<uint32_t>(4, n);
     const unsigned grid = grid_for(n);
@@ -76,8 +72,7 @@ void split_passes(U* a, U* b, uint32_t* va, uint32_t* vb, size_t n) {
 
 // The entry points: every key type through one template, and pairs (sorting::every_type).
 struct Radix1 {
-    template <class K>
-    static void keys(const K* d_in, K* d_out, size_t n) {
+    template <class K> static void keys(const K* d_in, K* d_out, size_t n) {
         using U = typename sorting::Ordered<K>::U;
         if (n == 0) return;
         U* a = course::scratch_as<U>(1, n);
@@ -101,7 +96,7 @@ struct Radix1 {
     }
 };
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     sorting::Sorter s = sorting::every_type<Radix1>();   // every key type, and pairs

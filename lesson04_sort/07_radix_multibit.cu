@@ -29,9 +29,8 @@ constexpr int kTile = Rank::kTile;   // 3840 keys per tile
 
 // Step 3: rank, stage in shared memory in digit order, write out.
 template <class K, class U, bool kFirst, bool kLast, bool kPairs>
-__global__ void __launch_bounds__(kBlock)
-scatter_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
-             const uint32_t* offsets, size_t tiles) {
+__global__ void __launch_bounds__(kBlock) scatter_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst,
+                                                       size_t n, int shift, const uint32_t* offsets, size_t tiles) {
     __shared__ typename Rank::Storage rank_storage;
     __shared__ U s_codes[kTile];
     __shared__ uint32_t s_vals[kPairs ? kTile : 1];
@@ -95,7 +94,7 @@ struct Radix8 {
     }
 };
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     sorting::Sorter s = radix::sorter_for<Radix8>();   // every key type, and pairs

@@ -63,12 +63,11 @@ constexpr int kHistBlock = radix::kDigits;   // the histogram kernels: one threa
 // (better than 128 or 256 on uniform keys).
 // kHalf: 4096-key tiles (16 a thread) for 64-bit keys on GPUs whose shared memory cannot hold two
 // blocks of 8192 (84 KB each: a T4 allows 64 KB a block, an A100 164 KB an SM); see pass_plan.
-template <class U, bool kPairs, bool kHalf = false>
-struct Shape {
+template <class U, bool kPairs, bool kHalf = false> struct Shape {
     static constexpr int kItems = kHalf ? 16 : 32;
     static constexpr int kBlocksPerSm = sizeof(U) == 8 ? 2 : kPairs ? 2 : 3;
     static constexpr int kTile = kBlock * kItems;
-    static constexpr int kPacked = (kItems + 3) / 4;   // registers of packed digits
+    static constexpr int kPacked = (kItems + 3) / 4;                   // registers of packed digits
     static constexpr uint32_t kBallotMin = kPairs ? 0 : 8u * kItems;   // a quarter of a warp's keys
 };
 
@@ -99,11 +98,12 @@ __global__ void __launch_bounds__(kHistBlock) all_pass_histograms(const K* in, s
 #pragma unroll
                 for (int j = 0; j < kHistItems; ++j)
                     atomicAdd(&s_hist[q][radix::digit_of(code[j], q * radix::kDigitBits)], 1u);
-        } else {                       // the array's last, partial tile
+        } else {   // the array's last, partial tile
             for (size_t e = base + threadIdx.x; e < n; e += kHistBlock) {
                 const U code = sorting::Ordered<K>::to(in[e]);
 #pragma unroll
-                for (int q = 0; q < kPasses; ++q) atomicAdd(&s_hist[q][radix::digit_of(code, q * radix::kDigitBits)], 1u);
+                for (int q = 0; q < kPasses; ++q)
+                    atomicAdd(&s_hist[q][radix::digit_of(code, q * radix::kDigitBits)], 1u);
             }
         }
     }
@@ -123,11 +123,9 @@ __global__ void __launch_bounds__(kHistBlock) histograms_to_starts(uint32_t* his
     h[threadIdx.x] = start;
 }
 
-
 // The pass's shared memory, dynamic (an 8192-key tile passes the 48 KB of static shared memory).
 // The OR-mask ranking adds one row of 256 match words per warp.
-template <class U, bool kPairs, bool kHalf>
-struct PassSmem {
+template <class U, bool kPairs, bool kHalf> struct PassSmem {
     EarlyCounts counts;
     long long offset[radix::kDigits];
     unsigned tile;
@@ -138,8 +136,8 @@ struct PassSmem {
 // Delta from 07's scatter: the tile's digit offsets come from a look-back inside the same kernel, not a scan between kernels.
 template <class K, class U, bool kFirst, bool kLast, bool kPairs, bool kHalf, class Lookback>
 __global__ void __launch_bounds__(kBlock, course::min_blocks_that_fit(Shape<U, kPairs, kHalf>::kBlocksPerSm, kBlock))
-onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
-              const uint32_t* digit_starts, uint32_t* status, unsigned* tile_counter) {
+    onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
+                  const uint32_t* digit_starts, uint32_t* status, unsigned* tile_counter) {
     constexpr int kItems = Shape<U, kPairs, kHalf>::kItems, kTile = Shape<U, kPairs, kHalf>::kTile;
     constexpr int kPacked = Shape<U, kPairs, kHalf>::kPacked;
     extern __shared__ __align__(16) unsigned char dyn_smem[];
@@ -274,9 +272,12 @@ onesweep_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
 // the blocks per SM the register cap assumes fit beside each other (1 KB an SM-resident block is
 // the runtime's own); else, for 64-bit keys, 4096-key tiles. A GPU that cannot hold even that is
 // refused in one line (exit 2).
-struct PassPlan { bool half; size_t smem; int blocks_per_sm; };
-template <class U, bool kPairs>
-PassPlan pass_plan() {
+struct PassPlan {
+    bool half;
+    size_t smem;
+    int blocks_per_sm;
+};
+template <class U, bool kPairs> PassPlan pass_plan() {
     const course::DeviceInfo& d = course::device();
     constexpr size_t kFull = sizeof(PassSmem<U, kPairs, false>), kHalfSmem = sizeof(PassSmem<U, kPairs, true>);
     constexpr int kWant = Shape<U, kPairs>::kBlocksPerSm;
@@ -290,9 +291,12 @@ PassPlan pass_plan() {
 std::vector<course::KernelPlan> plan_for(const course::Options&, const course::Case& c) {
     // The kernel as ptxas names it (a pattern over the signature: tests/test_plans.py checks its registers).
     auto line = [](PassPlan p, const char* u, bool pairs, const char* what) {
-        return course::KernelPlan{std::string("onesweep_pass<*, ") + u + ", *, *, " + (pairs ? "true" : "false") + ", " +
-                                      (p.half ? "true" : "false") + ", *>",
-                                  kBlock, p.smem, p.blocks_per_sm, 1,
+        return course::KernelPlan{std::string("onesweep_pass<*, ") + u + ", *, *, " + (pairs ? "true" : "false") +
+                                      ", " + (p.half ? "true" : "false") + ", *>",
+                                  kBlock,
+                                  p.smem,
+                                  p.blocks_per_sm,
+                                  1,
                                   std::string(what) + (p.half ? ", 4096-key tiles" : ", 8192-key tiles")};
     };
     const course::DeviceInfo& d = course::device();
@@ -338,16 +342,17 @@ void sort_tiles(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t
         const int shift = p * radix::kDigitBits;
         void* dst = p % 2 == 0 ? static_cast<void*>(tmp) : static_cast<void*>(out);
         uint32_t* vdst = p % 2 == 0 ? vtmp : vout;
-        const void* src = p == 0 ? static_cast<const void*>(in)
-                        : p % 2 == 1 ? static_cast<const void*>(tmp) : static_cast<const void*>(out);
+        const void* src = p == 0       ? static_cast<const void*>(in)
+                          : p % 2 == 1 ? static_cast<const void*>(tmp)
+                                       : static_cast<const void*>(out);
         const uint32_t* vsrc = p == 0 ? vin : p % 2 == 1 ? vtmp : vout;
         const uint32_t* starts = hist + size_t(p) * radix::kDigits;
         uint32_t* st = status + size_t(p) * status_words;
         // The first pass reads the caller's keys (and maps floats to ordered codes), the last writes
         // keys back: three instantiations of one kernel, one launch. Its shared memory passes 48 KB.
-        auto* pass = p == 0 ? onesweep_pass<K, U, true, false, kPairs, kHalf, Lookback>
-                   : p == kPasses - 1 ? onesweep_pass<K, U, false, true, kPairs, kHalf, Lookback>
-                   : onesweep_pass<K, U, false, false, kPairs, kHalf, Lookback>;
+        auto* pass = p == 0             ? onesweep_pass<K, U, true, false, kPairs, kHalf, Lookback>
+                     : p == kPasses - 1 ? onesweep_pass<K, U, false, true, kPairs, kHalf, Lookback>
+                                        : onesweep_pass<K, U, false, false, kPairs, kHalf, Lookback>;
         constexpr size_t kSmem = sizeof(PassSmem<U, kPairs, kHalf>);
         course::allow_dynamic_smem(pass, kSmem);
         pass<<<grid, kBlock, kSmem>>>(src, dst, vsrc, vdst, n, shift, starts, st, counters + p);
@@ -367,15 +372,14 @@ void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
 }
 
 // The sort as a policy class for radix::sorter_for (08 and the exercise's Sorter).
-template <class Lookback = DigitLookback>
-struct Sort {
+template <class Lookback = DigitLookback> struct Sort {
     template <class K, bool kPairs>
     static void sort(const K* in, K* out, const uint32_t* vin, uint32_t* vout, size_t n) {
         onesweep::sort<K, kPairs, Lookback>(in, out, vin, vout, n);
     }
 };
 
-}  // namespace onesweep
+}   // namespace onesweep
 
 #ifndef COURSE_NO_MAIN   // exercises/radix_digit_lookback.cu includes this file for its kernels
 int main(int argc, char** argv) {

@@ -31,12 +31,12 @@
 
 constexpr int kBlock = 256;
 constexpr int kItems = 16;
-constexpr int kChunk = kBlock * kItems;         // keys per block of a split
+constexpr int kChunk = kBlock * kItems;   // keys per block of a split
 constexpr int kLeafBlock = 512;
 constexpr int kLeafItems = 8;
-constexpr int kLeaf = kLeafBlock * kLeafItems;  // segments this small: one block sorts them
-constexpr int kMaxDepth = 20;                   // split levels; CDP allows 24 nested launches
-constexpr int kSamples = 31;                    // pivot = median of this many keys
+constexpr int kLeaf = kLeafBlock * kLeafItems;   // segments this small: one block sorts them
+constexpr int kMaxDepth = 20;                    // split levels; CDP allows 24 nested launches
+constexpr int kSamples = 31;                     // pivot = median of this many keys
 constexpr uint64_t kMaxN = uint64_t(1) << 24;
 
 // One split's counters, zeroed before the sort. One per split launch, from a pool.
@@ -46,10 +46,9 @@ struct Split {
     unsigned pad;
 };
 
-template <class K>
-struct Ctx {
-    K* out;                      // the final output (also one of the two ping-pong buffers)
-    K* tmp;                      // the other buffer
+template <class K> struct Ctx {
+    K* out;   // the final output (also one of the two ping-pong buffers)
+    K* tmp;   // the other buffer
     Split* pool;
     unsigned* pool_next;
     unsigned pool_size;
@@ -62,23 +61,20 @@ __device__ __forceinline__ uint64_t mix(uint64_t z) {
 }
 
 // out[0, count) = v
-template <class K>
-__global__ void fill(K* out, size_t count, K v) {
+template <class K> __global__ void fill(K* out, size_t count, K v) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
         out[i] = v;
 }
 
 // Segments of <= kLeaf keys: one block, shared memory. src and out may be the same buffer.
-template <class K>
-__global__ void __launch_bounds__(kLeafBlock) leaf_sort(const K* src, K* out, int count) {
+template <class K> __global__ void __launch_bounds__(kLeafBlock) leaf_sort(const K* src, K* out, int count) {
     __shared__ K s[kLeaf];
     sorting::cmp::block_bitonic_sort<kLeafBlock, kLeafItems>(src, out, count, s);
 }
 
 // The depth guard's fallback: one block sorts `count` keys of global memory with the bitonic
 // network (any count; slow, O(count log^2 count / 1024) per thread, but it never recurses).
-template <class K>
-__global__ void __launch_bounds__(1024) fallback_sort(const K* src, K* out, size_t count) {
+template <class K> __global__ void __launch_bounds__(1024) fallback_sort(const K* src, K* out, size_t count) {
     if (src != out)
         for (size_t x = threadIdx.x; x < count; x += blockDim.x) out[x] = src[x];
     __syncthreads();
@@ -95,8 +91,7 @@ __global__ void __launch_bounds__(1024) fallback_sort(const K* src, K* out, size
 }
 
 // Declared first: launch_segment (next) launches split, and split (defined after it) calls launch_segment.
-template <class K>
-__global__ void split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d);
+template <class K> __global__ void split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d);
 
 // A device launch that fails (e.g. the pending-launch buffer is full) loses that part of the sort
 // silently: the checker would only see poisoned keys. Say why, once per failure, on stdout.
@@ -106,11 +101,13 @@ __device__ __forceinline__ void report_launch(const char* what) {
 }
 
 // Sort keys [lo, hi) that now live in `src`; the result goes to c.out. Called by one thread.
-template <class K>
-__device__ void launch_segment(const K* src, Ctx<K> c, size_t lo, size_t hi, int depth) {
+template <class K> __device__ void launch_segment(const K* src, Ctx<K> c, size_t lo, size_t hi, int depth) {
     const size_t m = hi - lo;
     if (m == 0) return;
-    if (m == 1) { c.out[lo] = src[lo]; return; }
+    if (m == 1) {
+        c.out[lo] = src[lo];
+        return;
+    }
     if (m <= size_t(kLeaf)) {
         leaf_sort<K><<<1, kLeafBlock, 0, cudaStreamFireAndForget>>>(src + lo, c.out + lo, int(m));
         report_launch("leaf_sort");
@@ -123,15 +120,15 @@ __device__ void launch_segment(const K* src, Ctx<K> c, size_t lo, size_t hi, int
         return;
     }
     K* dst = src == c.tmp ? c.out : c.tmp;   // ping-pong between the two buffers
-    split<K><<<unsigned((m + kChunk - 1) / kChunk), kBlock, 0, cudaStreamFireAndForget>>>(
-        src, dst, c, lo, hi, depth, c.pool + slot);
+    split<K><<<unsigned((m + kChunk - 1) / kChunk), kBlock, 0, cudaStreamFireAndForget>>>(src, dst, c, lo, hi, depth,
+                                                                                          c.pool + slot);
     report_launch("split");
 }
 
 // One three-way split of a segment; its last block launches the next splits itself (no host round trip).
 template <class K>
 __global__ void __launch_bounds__(kBlock)
-split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d) {
+    split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d) {
     using U = typename sorting::Ordered<K>::U;
     __shared__ K s_pivot;
     __shared__ uint32_t s_warp[kBlock / 32];
@@ -149,10 +146,14 @@ split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d)
             key[s] = src[pos];
             code[s] = sorting::Ordered<K>::to(key[s]);
         }
-        for (int a = 1; a < kSamples; ++a)           // insertion sort of 31 codes
+        for (int a = 1; a < kSamples; ++a)   // insertion sort of 31 codes
             for (int b = a; b > 0 && code[b] < code[b - 1]; --b) {
-                U tc = code[b]; code[b] = code[b - 1]; code[b - 1] = tc;
-                K tk = key[b]; key[b] = key[b - 1]; key[b - 1] = tk;
+                U tc = code[b];
+                code[b] = code[b - 1];
+                code[b - 1] = tc;
+                K tk = key[b];
+                key[b] = key[b - 1];
+                key[b - 1] = tk;
             }
         s_pivot = key[kSamples / 2];
     }
@@ -182,8 +183,8 @@ split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d)
         s_base_gt = atomicAdd(&d->gt, (unsigned long long)(total >> 16));
     }
     __syncthreads();
-    size_t at_lt = lo + s_base_lt + (excl & 0xFFFFu);          // < keys fill from the left
-    size_t at_gt = hi - 1 - (s_base_gt + (excl >> 16));         // > keys fill from the right
+    size_t at_lt = lo + s_base_lt + (excl & 0xFFFFu);     // < keys fill from the left
+    size_t at_gt = hi - 1 - (s_base_gt + (excl >> 16));   // > keys fill from the right
 #pragma unroll
     for (int it = 0; it < kItems; ++it) {
         size_t x = base + size_t(it) * kBlock + tid;
@@ -195,7 +196,7 @@ split(const K* src, K* dst, Ctx<K> c, size_t lo, size_t hi, int depth, Split* d)
     }
 
     // The last block to finish launches what comes next.
-    __threadfence();              // our scatter is visible device-wide before our ticket
+    __threadfence();   // our scatter is visible device-wide before our ticket
     __syncthreads();
     if (tid == 0) {
         unsigned ticket = atomicAdd(&d->done, 1u);
@@ -223,8 +224,7 @@ inline void configure_device_runtime() {
     configured = true;
 }
 
-template <class K>
-void quicksort(const K* d_in, K* d_out, size_t n) {
+template <class K> void quicksort(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     configure_device_runtime();
     if (n <= size_t(kLeaf)) {

@@ -26,11 +26,13 @@ constexpr int kPartBlock = 256, kPartItems = 16, kPartTile = kPartBlock * kPartI
 
 // Step 1: kSamples (code, input position) pairs at hashed positions of this shard (splitters.cuh
 // has the arithmetic); an empty shard marks its samples kNoSample.
-template <class K>
-__global__ void take_samples(const K* keys, size_t count, uint64_t first, Sample* samples) {
+template <class K> __global__ void take_samples(const K* keys, size_t count, uint64_t first, Sample* samples) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= kSamples) return;
-    if (count == 0) { samples[i] = Sample{kNoSample, kNoSample}; return; }
+    if (count == 0) {
+        samples[i] = Sample{kNoSample, kNoSample};
+        return;
+    }
     size_t at = size_t(sample_offset(first, count, i));
     samples[i] = Sample{uint64_t(sorting::Ordered<K>::to(keys[at])), first + at};
 }
@@ -39,7 +41,7 @@ __global__ void take_samples(const K* keys, size_t count, uint64_t first, Sample
 // that one exclusive scan turns them into each (bucket, tile)'s start in the partitioned shard.
 template <class K>
 __global__ void __launch_bounds__(kPartBlock)
-count_buckets(const K* keys, size_t count, uint64_t first, Splitters s, size_t tiles, uint32_t* counts) {
+    count_buckets(const K* keys, size_t count, uint64_t first, Splitters s, size_t tiles, uint32_t* counts) {
     __shared__ uint32_t block_count[kMaxGpus];
     if (threadIdx.x < kMaxGpus) block_count[threadIdx.x] = 0;
     __syncthreads();
@@ -66,7 +68,10 @@ count_buckets(const K* keys, size_t count, uint64_t first, Splitters s, size_t t
 __global__ void bucket_sizes(const uint32_t* starts, size_t tiles, size_t count, int buckets, uint64_t* sizes) {
     int q = threadIdx.x;
     if (q >= buckets) return;
-    if (tiles == 0) { sizes[q] = 0; return; }
+    if (tiles == 0) {
+        sizes[q] = 0;
+        return;
+    }
     uint64_t begin = starts[size_t(q) * tiles];
     uint64_t end = q + 1 < buckets ? starts[size_t(q + 1) * tiles] : count;
     sizes[q] = end - begin;
@@ -77,8 +82,8 @@ __global__ void bucket_sizes(const uint32_t* starts, size_t tiles, size_t count,
 // round + in lower lanes of its warp (one ballot per bucket), so input order is kept.
 template <class K, bool kPairs>
 __global__ void __launch_bounds__(kPartBlock)
-scatter_buckets(const K* keys, const uint32_t* vals, size_t count, uint64_t first, Splitters s, size_t tiles,
-                const uint32_t* starts, K* out_keys, uint32_t* out_vals) {
+    scatter_buckets(const K* keys, const uint32_t* vals, size_t count, uint64_t first, Splitters s, size_t tiles,
+                    const uint32_t* starts, K* out_keys, uint32_t* out_vals) {
     constexpr int kWarps = kPartBlock / 32;
     __shared__ uint32_t warp_start[kWarps][kMaxGpus];
     __shared__ uint32_t running[kMaxGpus];
@@ -118,15 +123,16 @@ scatter_buckets(const K* keys, const uint32_t* vals, size_t count, uint64_t firs
 
 // One GPU's share of the sort: its slice of the input in, its slice of the sorted output out
 // (ShardJob, multi_gpu_sort.cuh, holds both and the check).
-template <class K, bool kPairs>
-class SortJob : public ShardJob<K, kPairs> {
+template <class K, bool kPairs> class SortJob : public ShardJob<K, kPairs> {
     using Base = ShardJob<K, kPairs>;
     using Base::mine_, Base::d_keys_, Base::d_vals_, Base::d_out_keys_, Base::d_out_vals_, Base::out_count_;
+
 public:
     SortJob(const course::Options& o, const course::Case& c) : Base(o, c) {
         mgpu::Team& t = mgpu::team();
         size_t cap = std::max<size_t>(size_t(kReceiveSlack * double(this->n) / t.size) + 1, 1 << 16);
-        mgpu::require_device_memory(this->kKeyBytes * (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
+        mgpu::require_device_memory(this->kKeyBytes *
+                                    (2.0 * mine_.count + 3.0 * cap));   // in, partitioned, recv, out, 08's tmp
         this->upload_shard();
         d_part_keys_ = mgpu::LinkArray<K>(mine_.count);
         if constexpr (kPairs) d_part_vals_ = mgpu::LinkArray<uint32_t>(mine_.count);
@@ -163,12 +169,12 @@ public:
         // 2. partition: count per tile, scan, bucket sizes, stable scatter.
         if (tiles_) {
             count_buckets<K><<<unsigned(tiles_), kPartBlock>>>(d_keys_.data(), mine_.count, mine_.begin, s, tiles_,
-                                                              d_counts_.data());
+                                                               d_counts_.data());
             CUDA_CHECK_LAST();
             scan::device_scan(d_counts_.data(), d_starts_.data(), size_t(P) * tiles_, scan::Kind::exclusive, 6);
-            scatter_buckets<K, kPairs><<<unsigned(tiles_), kPartBlock>>>(
-                d_keys_.data(), d_vals_.data(), mine_.count, mine_.begin, s, tiles_, d_starts_.data(),
-                d_part_keys_.data(), d_part_vals_.data());
+            scatter_buckets<K, kPairs><<<unsigned(tiles_), kPartBlock>>>(d_keys_.data(), d_vals_.data(), mine_.count,
+                                                                         mine_.begin, s, tiles_, d_starts_.data(),
+                                                                         d_part_keys_.data(), d_part_vals_.data());
             CUDA_CHECK_LAST();
         }
         bucket_sizes<<<1, kMaxGpus>>>(d_starts_.data(), tiles_, mine_.count, P, d_sizes_.data());
@@ -177,8 +183,10 @@ public:
         // 3. exchange: the P x P counts first (every GPU learns what it will receive), then the data.
         const Routes rt = route_runs(d_sizes_.data(), d_matrix_.data(), RunLayout::packed);
         if (rt.received > onesweep_limit())   // this GPU's alone: mgpu::drive ends the whole job
-            throw course::UsageError("received " + std::to_string(rt.received) + " keys, beyond the one-GPU sort's "
-                                     "limit of " + std::to_string(onesweep_limit()) + " (fewer keys, or more GPUs)");
+            throw course::UsageError("received " + std::to_string(rt.received) +
+                                     " keys, beyond the one-GPU sort's "
+                                     "limit of " +
+                                     std::to_string(onesweep_limit()) + " (fewer keys, or more GPUs)");
         grow(rt.received);
         out_count_ = rt.received;
         this->link_bytes[2] = double(rt.sent_away) * this->kKeyBytes;
@@ -221,16 +229,16 @@ private:
         this->grow_output(cap);
     }
     size_t tiles_ = 0, cap_ = 0;
-    mgpu::LinkArray<K> d_part_keys_, d_recv_keys_;             // what is sent and received (registered with NCCL)
+    mgpu::LinkArray<K> d_part_keys_, d_recv_keys_;   // what is sent and received (registered with NCCL)
     mgpu::LinkArray<uint32_t> d_part_vals_, d_recv_vals_;
     course::DeviceArray<uint32_t> d_counts_, d_starts_;
     course::DeviceArray<Sample> d_samples_, d_all_samples_;
-    cudaStream_t side_ = nullptr;                  // the kept bucket's copy, beside the exchange
+    cudaStream_t side_ = nullptr;   // the kept bucket's copy, beside the exchange
     cudaEvent_t partitioned_ = nullptr, kept_ = nullptr;
     course::DeviceArray<uint64_t> d_sizes_, d_matrix_;
 };
 
-}  // namespace msort
+}   // namespace msort
 
 // A GPU receives about n/P keys (up to kReceiveSlack more): it must stay below 08's 2^30.
 int main(int argc, char** argv) {

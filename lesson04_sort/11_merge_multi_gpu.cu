@@ -17,8 +17,8 @@
 //   nvcc -O3 -arch=native -std=c++17 -o sort11 11_merge_multi_gpu.cu -I$NCCL_HOME/include -L$NCCL_HOME/lib -l:libnccl.so.2
 // Run:   ./sort11 --n 2^29 --gpus 2      ./sort11 --type pairs --n 2^29 --gpus 4      ./sort11 --test --gpus 1
 #define COURSE_NO_MAIN
-#include "05_merge_path.cu"      // the merge-path tile (merge_tile_lean, kTile), without 05's main
-#include "multi_gpu_sort.cuh"    // 08's one-sweep launcher; the job's input, output and check; main
+#include "05_merge_path.cu"     // the merge-path tile (merge_tile_lean, kTile), without 05's main
+#include "multi_gpu_sort.cuh"   // 08's one-sweep launcher; the job's input, output and check; main
 #undef COURSE_NO_MAIN
 
 namespace msort {
@@ -29,7 +29,10 @@ template <class K>
 __global__ void take_regular_samples(const K* sorted, size_t count, uint64_t first, Sample* samples) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= kSamples) return;
-    if (count == 0) { samples[s] = Sample{kNoSample, kNoSample}; return; }
+    if (count == 0) {
+        samples[s] = Sample{kNoSample, kNoSample};
+        return;
+    }
     const uint64_t i = regular_sample_index(count, s);
     samples[s] = Sample{uint64_t(sorting::Ordered<K>::to(sorted[i])), first + i};
 }
@@ -37,8 +40,8 @@ __global__ void take_regular_samples(const K* sorted, size_t count, uint64_t fir
 // Step 2b: new since 10 (which sorted the samples on the host): every sample's rank in the merge of
 // all GPUs' sorted sample lists, one binary search per other list (staged in shared memory in turn);
 // the samples of rank j x M / P are the splitters. Block (x, g) ranks 256 samples of GPU g.
-__global__ void __launch_bounds__(256) pick_splitters(const Sample* all, int gpus, uint64_t real_samples,
-                                                      Sample* splitters) {
+__global__ void __launch_bounds__(256)
+    pick_splitters(const Sample* all, int gpus, uint64_t real_samples, Sample* splitters) {
     __shared__ Sample list[kSamples];
     const int g = blockIdx.y, s = blockIdx.x * blockDim.x + threadIdx.x;
     const Sample x = all[size_t(g) * kSamples + s];
@@ -56,8 +59,7 @@ __global__ void __launch_bounds__(256) pick_splitters(const Sample* all, int gpu
 }
 
 // The ordered code of the i-th key of a sorted shard, for cut_of.
-template <class K>
-struct ShardCodes {
+template <class K> struct ShardCodes {
     const K* keys;
     __host__ __device__ uint64_t operator()(uint64_t i) const { return uint64_t(sorting::Ordered<K>::to(keys[i])); }
 };
@@ -93,30 +95,28 @@ __global__ void partition_two_runs(const K* a, size_t na, const K* b, size_t nb,
 // come from two arrays; then 05's merge_tile_lean as it is (ties to A, the lower source rank).
 template <class K, bool kPairs>
 __global__ void __launch_bounds__(kBlock)
-merge_two_runs(const K* __restrict__ ka, const uint32_t* __restrict__ va, size_t na, const K* __restrict__ kb,
-               const uint32_t* __restrict__ vb, size_t nb, K* __restrict__ kdst, uint32_t* __restrict__ vdst,
-               const unsigned long long* __restrict__ splits) {
+    merge_two_runs(const K* __restrict__ ka, const uint32_t* __restrict__ va, size_t na, const K* __restrict__ kb,
+                   const uint32_t* __restrict__ vb, size_t nb, K* __restrict__ kdst, uint32_t* __restrict__ vdst,
+                   const unsigned long long* __restrict__ splits) {
     extern __shared__ __align__(16) unsigned char dyn_smem[];
     K* sk = reinterpret_cast<K*>(dyn_smem);
     uint32_t* sv = reinterpret_cast<uint32_t*>(dyn_smem + kPadded * sizeof(K));
     const size_t t = blockIdx.x, start = t * kTile;
     const size_t end = start + kTile < na + nb ? start + kTile : na + nb;
-    const size_t a_at = splits[t], a_end = splits[t + 1];           // A keys before the tile, before its end
+    const size_t a_at = splits[t], a_end = splits[t + 1];   // A keys before the tile, before its end
     const size_t b_at = start - a_at, b_end = end - a_end;
     const int ta = int(a_end - a_at), tb = int(b_end - b_at);
     const uint32_t* vat = kPairs ? va + a_at : nullptr;
     const uint32_t* vbt = kPairs ? vb + b_at : nullptr;
     uint32_t* vout = kPairs ? vdst + start : nullptr;
-    if (ta + tb == kTile)                                            // the same branch for the whole block
+    if (ta + tb == kTile)   // the same branch for the whole block
         merge_tile_lean<true, K, kPairs>(sk, sv, ka + a_at, kb + b_at, vat, vbt, kdst + start, vout, ta, tb);
-    else
-        merge_tile_lean<false, K, kPairs>(sk, sv, ka + a_at, kb + b_at, vat, vbt, kdst + start, vout, ta, tb);
+    else merge_tile_lean<false, K, kPairs>(sk, sv, ka + a_at, kb + b_at, vat, vbt, kdst + start, vout, ta, tb);
 }
 
 // A sorted run on this GPU: the kept part of its own shard, a received run, or a merge of runs;
 // `round`: it is all here once exchange rounds (pairings) 0..round are over (-1: from the start).
-template <class K>
-struct Run {
+template <class K> struct Run {
     const K* keys;
     const uint32_t* vals;   // pairs only
     size_t count;
@@ -125,8 +125,7 @@ struct Run {
 
 // One GPU's share of the sort: its slice of the input in, its slice of the sorted output out
 // (ShardJob, multi_gpu_sort.cuh, holds both and the check, as for 10).
-template <class K, bool kPairs>
-class MergeJob : public ShardJob<K, kPairs> {
+template <class K, bool kPairs> class MergeJob : public ShardJob<K, kPairs> {
     using Base = ShardJob<K, kPairs>;
     using Base::mine_, Base::d_keys_, Base::d_vals_, Base::d_out_keys_, Base::d_out_vals_, Base::out_count_;
 
@@ -200,10 +199,12 @@ public:
         std::vector<Run<K>> runs;
         for (int p = 0; p < P; ++p) {
             if (p == me)
-                runs.push_back({sorted + rt.send_at[me], kPairs ? sorted_vals + rt.send_at[me] : nullptr, rt.from(me), -1});
+                runs.push_back(
+                    {sorted + rt.send_at[me], kPairs ? sorted_vals + rt.send_at[me] : nullptr, rt.from(me), -1});
             else
-                runs.push_back({d_recv_keys_.data() + rt.recv_at[p], kPairs ? d_recv_vals_.data() + rt.recv_at[p] : nullptr,
-                                rt.from(p), mgpu::pair_round(me, p, P)});
+                runs.push_back({d_recv_keys_.data() + rt.recv_at[p],
+                                kPairs ? d_recv_vals_.data() + rt.recv_at[p] : nullptr, rt.from(p),
+                                mgpu::pair_round(me, p, P)});
         }
         merge_runs(std::move(runs));
         await_all_rounds();   // (the last merge waited for them already; the next sort overwrites what was sent)
@@ -221,7 +222,11 @@ private:
     // needs a search over 3 split points per tile and a 4-way choice per output in a kernel 05
     // showed to be bound by instructions, not bytes.
     void merge_runs(std::vector<Run<K>> runs) {
-        struct Merge { Run<K> a, b; K* kdst; uint32_t* vdst; };
+        struct Merge {
+            Run<K> a, b;
+            K* kdst;
+            uint32_t* vdst;
+        };
         std::vector<Merge> merges;
         for (int level = 0; runs.size() > 1; ++level) {
             const bool last = runs.size() == 2;
@@ -234,7 +239,8 @@ private:
             for (size_t i = 0; i + 1 < runs.size(); i += 2) {
                 merges.push_back({runs[i], runs[i + 1], kdst + at, kPairs ? vdst + at : nullptr});
                 const size_t merged = runs[i].count + runs[i + 1].count;
-                next.push_back({kdst + at, kPairs ? vdst + at : nullptr, merged, std::max(runs[i].round, runs[i + 1].round)});
+                next.push_back(
+                    {kdst + at, kPairs ? vdst + at : nullptr, merged, std::max(runs[i].round, runs[i + 1].round)});
                 at += merged;
             }
             if (runs.size() % 2) next.push_back(runs.back());
@@ -243,7 +249,8 @@ private:
         // A merge is ready no sooner than the merges that make its runs, which come earlier in the
         // list: a stable sort by readiness keeps them first.
         auto ready = [](const Merge& m) { return std::max(m.a.round, m.b.round); };
-        std::stable_sort(merges.begin(), merges.end(), [&](const Merge& x, const Merge& y) { return ready(x) < ready(y); });
+        std::stable_sort(merges.begin(), merges.end(),
+                         [&](const Merge& x, const Merge& y) { return ready(x) < ready(y); });
         int waited = -1;
         for (const Merge& m : merges) {
             if (ready(m) > waited) await_round(waited = ready(m));
@@ -256,8 +263,8 @@ private:
         const size_t total = a.count + b.count;
         if (total == 0) return;
         const size_t tiles = (total + kTile - 1) / kTile;
-        partition_two_runs<K><<<course::blocks_for(tiles + 1, 256), 256>>>(a.keys, a.count, b.keys, b.count, tiles,
-                                                                           d_splits_.data());
+        partition_two_runs<K>
+            <<<course::blocks_for(tiles + 1, 256), 256>>>(a.keys, a.count, b.keys, b.count, tiles, d_splits_.data());
         CUDA_CHECK_LAST();
         constexpr size_t kSmem = merge_smem<K, kPairs>();
         course::allow_dynamic_smem(merge_two_runs<K, kPairs>, kSmem);
@@ -283,8 +290,8 @@ private:
     }
 
     size_t cap_ = 0;
-    uint64_t real_samples_ = 0;   // kSamples for every GPU whose shard is not empty
-    mgpu::LinkArray<K> d_sorted_keys_, d_recv_keys_;           // what is sent and received (registered with NCCL)
+    uint64_t real_samples_ = 0;                        // kSamples for every GPU whose shard is not empty
+    mgpu::LinkArray<K> d_sorted_keys_, d_recv_keys_;   // what is sent and received (registered with NCCL)
     mgpu::LinkArray<uint32_t> d_sorted_vals_, d_recv_vals_;
     course::DeviceArray<K> d_tmp_keys_[2];
     course::DeviceArray<uint32_t> d_tmp_vals_[2];
@@ -293,15 +300,16 @@ private:
     course::DeviceArray<uint64_t> d_sizes_, d_matrix_;
 };
 
-}  // namespace msort
+}   // namespace msort
 
 // Each GPU sorts its slice, ceil(n/P) keys: only that must stay below 08's 2^30 (the merge has no
 // such limit), so n < P x 2^30.
 int main(int argc, char** argv) {
-    return msort::run_sort_program<msort::MergeJob>(argc, argv, "11_merge_multi_gpu", [](uint64_t n, int P) -> std::string {
-        const uint64_t most = mgpu::slice_of(n, 0, P).count;
-        if (most < (uint64_t(1) << 30)) return "";
-        return "n=" + std::to_string(n) + " on " + std::to_string(P) + " GPUs: a GPU sorts " + std::to_string(most) +
-               " keys, beyond the one-GPU sort's 2^30 - 1 (use more GPUs)";
-    });
+    return msort::run_sort_program<msort::MergeJob>(
+        argc, argv, "11_merge_multi_gpu", [](uint64_t n, int P) -> std::string {
+            const uint64_t most = mgpu::slice_of(n, 0, P).count;
+            if (most < (uint64_t(1) << 30)) return "";
+            return "n=" + std::to_string(n) + " on " + std::to_string(P) + " GPUs: a GPU sorts " +
+                   std::to_string(most) + " keys, beyond the one-GPU sort's 2^30 - 1 (use more GPUs)";
+        });
 }

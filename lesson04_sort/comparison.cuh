@@ -31,7 +31,11 @@ namespace cmp {
 
 // After the call a <= b. Swapping only when b < a (strictly) leaves equal keys in place.
 template <class K> __host__ __device__ __forceinline__ void compare_exchange(K& a, K& b) {
-    if (key_less(b, a)) { K t = a; a = b; b = t; }
+    if (key_less(b, a)) {
+        K t = a;
+        a = b;
+        b = t;
+    }
 }
 
 __host__ __device__ inline size_t next_pow2(size_t n) {
@@ -59,11 +63,11 @@ __host__ __device__ inline size_t next_pow2(size_t n) {
 // Stage k (block size k = 2, 4, ..., P), step j (j = k/2 for the flip, then k/4, ..., 1):
 // pair number t (0 <= t < P/2) maps to its lower index i and partner p:
 __host__ __device__ __forceinline__ void bitonic_pair(size_t t, size_t k, size_t j, size_t& i, size_t& p) {
-    if (j == k / 2) {              // the flip: i in the lower half of its block, p its mirror
+    if (j == k / 2) {   // the flip: i in the lower half of its block, p its mirror
         size_t block = t / j, r = t % j;
         i = block * k + r;
         p = block * k + (k - 1 - r);
-    } else {                       // half-cleaner: i has bit j clear, p = i + j
+    } else {   // half-cleaner: i has bit j clear, p = i + j
         i = (t / j) * 2 * j + t % j;
         p = i + j;
     }
@@ -72,8 +76,7 @@ __host__ __device__ __forceinline__ void bitonic_pair(size_t t, size_t k, size_t
 // One block sorts `count` <= BLOCK*ITEMS keys in shared memory (s has room for BLOCK*ITEMS).
 // `in` and `out` may be the same array (all keys are in shared memory before any is written).
 // Used as the tile sort of 03 and 04 and as the small-segment sort of 09. Not stable.
-template <int BLOCK, int ITEMS, class K>
-__device__ void block_bitonic_sort(const K* in, K* out, int count, K* s) {
+template <int BLOCK, int ITEMS, class K> __device__ void block_bitonic_sort(const K* in, K* out, int count, K* s) {
     for (int x = threadIdx.x; x < count; x += BLOCK) s[x] = in[x];
     __syncthreads();
     const int pow2 = int(next_pow2(size_t(count)));
@@ -107,7 +110,8 @@ template <class K> __host__ __device__ inline size_t count_less(const K* b, size
     size_t lo = 0, hi = nb;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (key_less(b[mid], key)) lo = mid + 1; else hi = mid;
+        if (key_less(b[mid], key)) lo = mid + 1;
+        else hi = mid;
     }
     return lo;
 }
@@ -116,7 +120,8 @@ template <class K> __host__ __device__ inline size_t count_less_equal(const K* a
     size_t lo = 0, hi = na;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (!key_less(key, a[mid])) lo = mid + 1; else hi = mid;
+        if (!key_less(key, a[mid])) lo = mid + 1;
+        else hi = mid;
     }
     return lo;
 }
@@ -140,7 +145,8 @@ __host__ __device__ inline I merge_path(const SeqA& a, I na, const SeqB& b, I nb
     I hi = diag < na ? diag : na;
     while (lo < hi) {
         I mid = lo + ((hi - lo) >> 1);
-        if (key_less(b[diag - 1 - mid], a[mid])) hi = mid; else lo = mid + 1;
+        if (key_less(b[diag - 1 - mid], a[mid])) hi = mid;
+        else lo = mid + 1;
     }
     return lo;
 }
@@ -168,10 +174,12 @@ __host__ __device__ __forceinline__ void serial_merge_select(const Seq& s, int a
         const int p = take_b ? b_pos : a_pos;
         pos[it] = p;
         const int next = p + 1;
-        if (take_b) b_pos = next; else a_pos = next;
-        if (next < (take_b ? b_end : a_end)) {        // the one load of this step
+        if (take_b) b_pos = next;
+        else a_pos = next;
+        if (next < (take_b ? b_end : a_end)) {   // the one load of this step
             const K k = s[next];
-            if (take_b) kb = k; else ka = k;
+            if (take_b) kb = k;
+            else ka = k;
         }
     }
 }
@@ -198,8 +206,8 @@ __host__ __device__ inline TileSpan tile_span(size_t t, size_t tile, size_t n, s
     const RunPair rp = run_pair(start, n, width);
     const size_t a0 = rp.a0, b0 = rp.b0, e = rp.e;
     const size_t end = start + tile < e ? start + tile : e;
-    const size_t d0 = start - a0, d1 = end - a0;       // the tile's diagonals in its pair's merge
-    if (end == e) ac1 = b0 - a0;                         // the pair's last tile takes the rest of A
+    const size_t d0 = start - a0, d1 = end - a0;   // the tile's diagonals in its pair's merge
+    if (end == e) ac1 = b0 - a0;                   // the pair's last tile takes the rest of A
     return {start, a0 + ac0, b0 + (d0 - ac0), int(ac1 - ac0), int((d1 - ac1) - (d0 - ac0))};
 }
 
@@ -212,5 +220,5 @@ __host__ __device__ __forceinline__ int warp_stripe(int tid, int k, int items) {
     return (tid - lane) * items + lane + 32 * k;
 }
 
-}  // namespace cmp
-}  // namespace sorting
+}   // namespace cmp
+}   // namespace sorting

@@ -33,16 +33,16 @@ struct DigitLookback {
         while (true) {
             uint32_t w = load_status(status + size_t(pred) * radix::kDigits + d);
             uint32_t flag = w & kFlagMask;
-            if (flag == 0) {                       // not ready yet: wait (briefly back off)
+            if (flag == 0) {   // not ready yet: wait (briefly back off)
                 if (++spins > 16) __nanosleep(64);
                 continue;
             }
             before += w & kCountMask;
-            if (flag == kPrefix) return before;    // everything before `pred` is included in it
-            --pred;                                // an AGGREGATE: keep walking (tile 0 is a PREFIX)
+            if (flag == kPrefix) return before;   // everything before `pred` is included in it
+            --pred;                               // an AGGREGATE: keep walking (tile 0 is a PREFIX)
             spins = 0;
         }
     }
 };
 
-}  // namespace onesweep
+}   // namespace onesweep

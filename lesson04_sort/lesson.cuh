@@ -102,8 +102,17 @@ template <> struct Ordered<int32_t> {
 };
 template <> struct Ordered<float> {
     using U = uint32_t;
-    __host__ __device__ static U to(float k) { uint32_t b; memcpy(&b, &k, 4); return float_to_ordered(b); }
-    __host__ __device__ static float from(U u) { uint32_t b = ordered_to_float(u); float f; memcpy(&f, &b, 4); return f; }
+    __host__ __device__ static U to(float k) {
+        uint32_t b;
+        memcpy(&b, &k, 4);
+        return float_to_ordered(b);
+    }
+    __host__ __device__ static float from(U u) {
+        uint32_t b = ordered_to_float(u);
+        float f;
+        memcpy(&f, &b, 4);
+        return f;
+    }
 };
 template <> struct Ordered<uint64_t> {
     using U = uint64_t;
@@ -112,15 +121,15 @@ template <> struct Ordered<uint64_t> {
 };
 
 // a < b in the lesson's order (comparison sorts use this so float NaN/-0.0 rules hold everywhere)
-template <class K> __host__ __device__ inline bool key_less(K a, K b) {
-    return Ordered<K>::to(a) < Ordered<K>::to(b);
-}
+template <class K> __host__ __device__ inline bool key_less(K a, K b) { return Ordered<K>::to(a) < Ordered<K>::to(b); }
 
 template <class K> std::string show_key(K k) {
     std::string s = course::show(k);
     if constexpr (std::is_floating_point_v<K>) {   // -0.0 and NaN payloads must be visible
-        uint32_t b; std::memcpy(&b, &k, 4);
-        char buf[16]; std::snprintf(buf, sizeof buf, "(0x%08x)", b);
+        uint32_t b;
+        std::memcpy(&b, &k, 4);
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "(0x%08x)", b);
         s += buf;
     }
     return s;
@@ -143,12 +152,15 @@ inline std::vector<std::string> dists() {
 }
 
 template <class K> K from_bits_of(uint64_t bits) {
-    if constexpr (std::is_same_v<K, float>) { uint32_t b = uint32_t(bits); float f; std::memcpy(&f, &b, 4); return f; }
-    else return K(bits);
+    if constexpr (std::is_same_v<K, float>) {
+        uint32_t b = uint32_t(bits);
+        float f;
+        std::memcpy(&f, &b, 4);
+        return f;
+    } else return K(bits);
 }
 
-template <class K>
-std::vector<K> make_input(size_t n, const std::string& dist, uint64_t seed) {
+template <class K> std::vector<K> make_input(size_t n, const std::string& dist, uint64_t seed) {
     std::vector<K> v;
     constexpr int kBits = 8 * sizeof(K);
     if (dist == "highbyte" || dist == "lowbits") {
@@ -159,8 +171,8 @@ std::vector<K> make_input(size_t n, const std::string& dist, uint64_t seed) {
         const bool high = dist == "highbyte";
         course::parallel_for(n, [&](size_t i) {
             uint64_t r = course::hash64(seed, i) & 0xFF;
-            uint64_t bits = high ? (constant & ~(0xFFull << (kBits - 8))) | (r << (kBits - 8))
-                                 : (constant & ~0xFFull) | r;
+            uint64_t bits =
+                high ? (constant & ~(0xFFull << (kBits - 8))) | (r << (kBits - 8)) : (constant & ~0xFFull) | r;
             v[i] = from_bits_of<K>(bits);
         });
     } else if (dist == "specials") {
@@ -169,11 +181,19 @@ std::vector<K> make_input(size_t n, const std::string& dist, uint64_t seed) {
             uint64_t h = course::hash64(seed, i);
             uint32_t pick = uint32_t(h & 15);
             if constexpr (std::is_same_v<K, float>) {
-                const uint32_t specials[] = {0x7F800000u, 0xFF800000u, 0x00000000u, 0x80000000u,   // +-inf, +-0
-                                             0x7FC00000u, 0xFFC00000u,                             // quiet NaN, -NaN
-                                             0x7F800000u | uint32_t(1 + ((h >> 20) & 0x3FFFFE)),   // signalling NaN, payload
-                                             0xFF800000u | uint32_t(1 + ((h >> 20) & 0x7FFFFE)),   // negative NaN, payload
-                                             0x00000001u, 0x80000001u, 0x7F7FFFFFu, 0xFF7FFFFFu};  // denormals, +-FLT_MAX
+                const uint32_t specials[] = {
+                    0x7F800000u,
+                    0xFF800000u,
+                    0x00000000u,
+                    0x80000000u,   // +-inf, +-0
+                    0x7FC00000u,
+                    0xFFC00000u,                                          // quiet NaN, -NaN
+                    0x7F800000u | uint32_t(1 + ((h >> 20) & 0x3FFFFE)),   // signalling NaN, payload
+                    0xFF800000u | uint32_t(1 + ((h >> 20) & 0x7FFFFE)),   // negative NaN, payload
+                    0x00000001u,
+                    0x80000001u,
+                    0x7F7FFFFFu,
+                    0xFF7FFFFFu};   // denormals, +-FLT_MAX
                 if (pick < 12) v[i] = from_bits_of<float>(specials[pick]);
                 else v[i] = float(course::unit_double(h >> 4) * 2000.0 - 1000.0);   // ordinary, half negative
             } else {
@@ -202,29 +222,38 @@ constexpr size_t kExactLimit = size_t(1) << 24;   // up to here: element-wise vs
 
 // Parallel CPU sort (sorted chunks, then rounds of pairwise merges) so the reference of 2^24
 // keys takes a fraction of a second on 16 cores.
-template <class U>
-void parallel_sort(std::vector<U>& v) {
+template <class U> void parallel_sort(std::vector<U>& v) {
     size_t n = v.size();
     unsigned chunks = 1;
     while (chunks * 2 <= course::cpu_threads()) chunks *= 2;
-    if (n < (size_t(1) << 16) || chunks == 1) { std::sort(v.begin(), v.end()); return; }
+    if (n < (size_t(1) << 16) || chunks == 1) {
+        std::sort(v.begin(), v.end());
+        return;
+    }
     size_t per = (n + chunks - 1) / chunks;
-    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-        for (size_t c = cb; c < ce; ++c) {
-            size_t b = std::min(n, c * per), e = std::min(n, b + per);
-            std::sort(v.begin() + b, v.begin() + e);
-        }
-    }, 1);
+    course::parallel_chunks(
+        chunks,
+        [&](size_t cb, size_t ce, unsigned) {
+            for (size_t c = cb; c < ce; ++c) {
+                size_t b = std::min(n, c * per), e = std::min(n, b + per);
+                std::sort(v.begin() + b, v.begin() + e);
+            }
+        },
+        1);
     std::vector<U> tmp(n);
-    U* src = v.data(); U* dst = tmp.data();
+    U* src = v.data();
+    U* dst = tmp.data();
     for (size_t width = per; width < n; width *= 2) {
         size_t pairs = (n + 2 * width - 1) / (2 * width);
-        course::parallel_chunks(pairs, [&](size_t pb, size_t pe, unsigned) {
-            for (size_t p = pb; p < pe; ++p) {
-                size_t b = p * 2 * width, m = std::min(n, b + width), e = std::min(n, b + 2 * width);
-                std::merge(src + b, src + m, src + m, src + e, dst + b);
-            }
-        }, 1);
+        course::parallel_chunks(
+            pairs,
+            [&](size_t pb, size_t pe, unsigned) {
+                for (size_t p = pb; p < pe; ++p) {
+                    size_t b = p * 2 * width, m = std::min(n, b + width), e = std::min(n, b + 2 * width);
+                    std::merge(src + b, src + m, src + m, src + e, dst + b);
+                }
+            },
+            1);
         std::swap(src, dst);
     }
     if (src != v.data()) std::copy(src, src + n, v.data());
@@ -236,8 +265,7 @@ struct Fingerprint {
     uint64_t sum = 0, sum2 = 0, x = 0;
     bool operator==(const Fingerprint& o) const { return sum == o.sum && sum2 == o.sum2 && x == o.x; }
 };
-template <class U>
-Fingerprint fingerprint(const U* codes, size_t n) {
+template <class U> Fingerprint fingerprint(const U* codes, size_t n) {
     unsigned threads = course::cpu_threads();
     std::vector<Fingerprint> part(threads + 1);
     course::parallel_chunks(n, [&](size_t b, size_t e, unsigned t) {
@@ -245,26 +273,30 @@ Fingerprint fingerprint(const U* codes, size_t n) {
         for (size_t i = b; i < e; ++i) {
             uint64_t c = uint64_t(codes[i]);
             uint64_t h = course::hash64(0xF1A9E4ull, c), g = course::hash64(0x5EEDull, c);
-            f.sum += h; f.sum2 += g; f.x ^= h;
+            f.sum += h;
+            f.sum2 += g;
+            f.x ^= h;
         }
         part[t] = f;
     });
     Fingerprint all;
-    for (auto& f : part) { all.sum += f.sum; all.sum2 += f.sum2; all.x ^= f.x; }
+    for (auto& f : part) {
+        all.sum += f.sum;
+        all.sum2 += f.sum2;
+        all.x ^= f.x;
+    }
     return all;
 }
 
 // The expected answer, computed once per case and kept for the re-checks.
-template <class K>
-struct KeysReference {
+template <class K> struct KeysReference {
     using U = typename Ordered<K>::U;
     bool ready = false;
-    std::vector<U> sorted;     // n <= kExactLimit: the input's codes, sorted
-    Fingerprint print;         // n > kExactLimit: the input's fingerprint
+    std::vector<U> sorted;   // n <= kExactLimit: the input's codes, sorted
+    Fingerprint print;       // n > kExactLimit: the input's fingerprint
 };
 
-template <class K>
-std::vector<typename Ordered<K>::U> codes_of(const K* keys, size_t n) {
+template <class K> std::vector<typename Ordered<K>::U> codes_of(const K* keys, size_t n) {
     std::vector<typename Ordered<K>::U> c(n);
     course::parallel_for(n, [&](size_t i) { c[i] = Ordered<K>::to(keys[i]); });
     return c;
@@ -275,8 +307,9 @@ template <class K>
 course::CheckResult check_keys(const std::vector<K>& in, const std::vector<K>& out, KeysReference<K>& ref) {
     using U = typename Ordered<K>::U;
     size_t n = in.size();
-    if (out.size() != n) return course::CheckResult::fail("output has " + std::to_string(out.size()) +
-                                                          " keys, input " + std::to_string(n));
+    if (out.size() != n)
+        return course::CheckResult::fail("output has " + std::to_string(out.size()) + " keys, input " +
+                                         std::to_string(n));
     {
         course::MismatchLog log("adjacent keys out of order");
         course::parallel_for(n, [&](size_t i) {
@@ -308,8 +341,9 @@ course::CheckResult check_keys(const std::vector<K>& in, const std::vector<K>& o
     }
     std::vector<U> c = codes_of(out.data(), n);
     if (!(fingerprint(c.data(), n) == ref.print))
-        return course::CheckResult::fail("sorted, but not a permutation of the input (the multiset "
-                                         "fingerprint differs: keys lost, duplicated or altered)");
+        return course::CheckResult::fail(
+            "sorted, but not a permutation of the input (the multiset "
+            "fingerprint differs: keys lost, duplicated or altered)");
     return course::CheckResult::pass();
 }
 
@@ -329,10 +363,12 @@ inline course::CheckResult check_pairs(const std::vector<uint32_t>& keys_in, con
             lost.add(i, "key " + std::to_string(keys_in[v]) + " (input key of value " + std::to_string(v) + ")",
                      "key " + std::to_string(keys_out[i]));
         if (i > 0) {
-            if (keys_out[i] < keys_out[i - 1]) order.add(i, ">= " + std::to_string(keys_out[i - 1]), std::to_string(keys_out[i]));
+            if (keys_out[i] < keys_out[i - 1])
+                order.add(i, ">= " + std::to_string(keys_out[i - 1]), std::to_string(keys_out[i]));
             else if (keys_out[i] == keys_out[i - 1] && v <= vals_out[i - 1])
-                unstable.add(i, "value > " + std::to_string(vals_out[i - 1]) + " (key " + std::to_string(keys_out[i]) + ")",
-                             std::to_string(v));
+                unstable.add(
+                    i, "value > " + std::to_string(vals_out[i - 1]) + " (key " + std::to_string(keys_out[i]) + ")",
+                    std::to_string(v));
         }
     });
     course::CheckResult r = lost.result(n);
@@ -346,8 +382,7 @@ inline course::CheckResult check_pairs(const std::vector<uint32_t>& keys_in, con
 
 // ---- one case on the device ---------------------------------------------------------------------
 
-template <class K>
-class KeysTrial : public course::Trial {
+template <class K> class KeysTrial : public course::Trial {
 public:
     KeysTrial(const course::Options& o, const course::Case& c, KeysFn<K> fn) : fn_(fn) {
         if (!o.input.empty()) input_ = course::load_npy<K>(o.input);
@@ -356,8 +391,8 @@ public:
             input_ = make_input<K>(c.n, c.dist, o.seed);
         }
         n = input_.size();
-        bytes = 2.0 * sizeof(K) * n;                 // read every key once, write it once
-        course::require_device_memory(2.0 * bytes);  // in, out, and room for a version's buffers
+        bytes = 2.0 * sizeof(K) * n;                  // read every key once, write it once
+        course::require_device_memory(2.0 * bytes);   // in, out, and room for a version's buffers
         d_in_ = course::DeviceArray<K>(n);
         d_out_ = course::DeviceArray<K>(n);
         d_in_.upload(input_);
@@ -372,6 +407,7 @@ public:
         std::vector<K> got = d_out_.download();
         course::save_npy(path, got.data(), got.size());
     }
+
 private:
     KeysFn<K> fn_;
     std::vector<K> input_;
@@ -390,7 +426,7 @@ public:
         }
         n = keys_.size();
         if (n > 0xFFFFFFFFull) throw course::SkipCase("pairs carry uint32 indices: n must be < 2^32");
-        bytes = 16.0 * n;                            // keys and values, each read once and written once
+        bytes = 16.0 * n;   // keys and values, each read once and written once
         course::require_device_memory(2.0 * bytes);
         std::vector<uint32_t> vals(n);
         course::parallel_for(n, [&](size_t i) { vals[i] = uint32_t(i); });
@@ -402,10 +438,11 @@ public:
         d_vals_in_.upload(vals);
     }
     void run() override { fn_(d_keys_in_.data(), d_vals_in_.data(), d_keys_out_.data(), d_vals_out_.data(), n); }
-    void poison() override { d_keys_out_.poison(); d_vals_out_.poison(); }
-    course::CheckResult check() override {
-        return check_pairs(keys_, d_keys_out_.download(), d_vals_out_.download());
+    void poison() override {
+        d_keys_out_.poison();
+        d_vals_out_.poison();
     }
+    course::CheckResult check() override { return check_pairs(keys_, d_keys_out_.download(), d_vals_out_.download()); }
     // The sorted keys, and beside them the values: each sorted key's position in the input, i.e.
     // the permutation that sorts it (NumPy's argsort with kind='stable'): sorted.npy, sorted_idx.npy.
     void save(const std::string& path) override {
@@ -417,6 +454,7 @@ public:
         std::printf("wrote %s (sorted keys) and %s (their input positions: the stable argsort)\n", path.c_str(),
                     ppath.c_str());
     }
+
 private:
     PairsFn fn_;
     std::vector<uint32_t> keys_;
@@ -507,4 +545,4 @@ inline int run_lesson(int argc, char** argv, const char* version, const Sorter& 
     return course::drive(argc, argv, def);
 }
 
-}  // namespace sorting
+}   // namespace sorting

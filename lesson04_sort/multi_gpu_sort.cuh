@@ -25,8 +25,7 @@
 
 namespace msort {
 
-template <class K, bool kPairs>
-class ShardJob : public mgpu::Job {
+template <class K, bool kPairs> class ShardJob : public mgpu::Job {
 public:
     void poison() override {
         d_out_keys_.poison();
@@ -82,16 +81,19 @@ protected:
 
     std::vector<K> input_;
     sorting::KeysReference<K> ref_;
-    mgpu::Slice mine_;                                  // this GPU's slice of the input
-    course::DeviceArray<K> d_keys_, d_out_keys_;        // the input slice; this GPU's slice of the output
+    mgpu::Slice mine_;                             // this GPU's slice of the input
+    course::DeviceArray<K> d_keys_, d_out_keys_;   // the input slice; this GPU's slice of the output
     course::DeviceArray<uint32_t> d_vals_, d_out_vals_;
-    size_t out_count_ = 0;                              // keys in the output slice (set by run())
+    size_t out_count_ = 0;   // keys in the output slice (set by run())
 };
 
 // The run sizes all-gathered (d_sizes: this GPU's P, on the device) and read on the host: the job's
 // one wait there, since a receive must be posted with its size.
 // A planted defect for wrong/shifted_offset_multi_gpu.cu (set before main): off in every version.
-inline bool& plant_shifted_offsets() { static bool on = false; return on; }
+inline bool& plant_shifted_offsets() {
+    static bool on = false;
+    return on;
+}
 
 inline Routes route_runs(const uint64_t* d_sizes, uint64_t* d_matrix, RunLayout layout) {
     mgpu::Team& t = mgpu::team();
@@ -146,7 +148,7 @@ void send_runs(const Routes& r, const K* keys, const uint32_t* vals, K* recv_key
         if (p < r.P) {
             const Span out = r.send_wire[p], in = r.recv_wire[p];
             ncclComm_t c = pl.comm[p];
-            const int q = pl.peer[p];                    // GPU p's rank in the pair's communicator
+            const int q = pl.peer[p];   // GPU p's rank in the pair's communicator
             NCCL_CHECK(ncclGroupStart());
             if (out.count) NCCL_CHECK(ncclSend(keys + out.at, out.count * sizeof(K), ncclUint8, q, c, s));
             if (in.count) NCCL_CHECK(ncclRecv(recv_keys + in.at, in.count * sizeof(K), ncclUint8, q, c, s));
@@ -212,14 +214,15 @@ int run_sort_program(int argc, char** argv, const char* version, SizeLimit limit
         if (P > kMaxGpus) return "at most " + std::to_string(kMaxGpus) + " GPUs";
         return limit(c.n, P);
     };
-    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-        if (c.dtype == "uint32") return std::make_unique<Job<uint32_t, false>>(o, c);
-        if (c.dtype == "int32") return std::make_unique<Job<int32_t, false>>(o, c);
-        if (c.dtype == "float32") return std::make_unique<Job<float, false>>(o, c);
-        if (c.dtype == "uint64") return std::make_unique<Job<uint64_t, false>>(o, c);
-        if (c.dtype == "pairs") return std::make_unique<Job<uint32_t, true>>(o, c);
-        throw course::UsageError("this version does not offer --type " + c.dtype);
-    });
+    return mgpu::drive(argc, argv, def,
+                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+                           if (c.dtype == "uint32") return std::make_unique<Job<uint32_t, false>>(o, c);
+                           if (c.dtype == "int32") return std::make_unique<Job<int32_t, false>>(o, c);
+                           if (c.dtype == "float32") return std::make_unique<Job<float, false>>(o, c);
+                           if (c.dtype == "uint64") return std::make_unique<Job<uint64_t, false>>(o, c);
+                           if (c.dtype == "pairs") return std::make_unique<Job<uint32_t, true>>(o, c);
+                           throw course::UsageError("this version does not offer --type " + c.dtype);
+                       });
 }
 
-}  // namespace msort
+}   // namespace msort

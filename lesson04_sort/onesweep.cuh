@@ -38,9 +38,9 @@ __host__ __device__ __forceinline__ uint32_t dominant_word(uint32_t count, uint3
     return (count << 8) | digit;
 }
 enum class WarpPath {
-    one_digit,        // every key of the warp has the dominant digit: ranks are arithmetic
-    dominant_ballot,  // the dominant digit's lanes find each other with one ballot, the rest OR
-    or_masks          // every lane ORs into its digit's word
+    one_digit,         // every key of the warp has the dominant digit: ranks are arithmetic
+    dominant_ballot,   // the dominant digit's lanes find each other with one ballot, the rest OR
+    or_masks           // every lane ORs into its digit's word
 };
 // `keys`: the warp's keys in the tile (32 x items); `ballot_min`: the fewest keys of the dominant
 // digit for which its lanes take a ballot instead of the OR (0: always).
@@ -54,4 +54,4 @@ __host__ __device__ __forceinline__ uint32_t one_digit_rank(uint32_t start, int 
     return start + 32u * uint32_t(j) + uint32_t(lane);
 }
 
-}  // namespace onesweep
+}   // namespace onesweep

@@ -26,12 +26,10 @@ constexpr int kBlock = 256;   // a pass's block: a thread per digit
 static_assert(kBlock >= radix::kDigits && kBlock % 32 == 0, "a thread per digit, whole warps");
 
 // A thread's digits packed 4 to a register: item j's digit is byte j % 4 of register j / 4.
-template <int kPacked>
-__device__ __forceinline__ void pack_digit(uint32_t (&pdig)[kPacked], int j, uint32_t digit) {
+template <int kPacked> __device__ __forceinline__ void pack_digit(uint32_t (&pdig)[kPacked], int j, uint32_t digit) {
     pdig[j / 4] |= digit << (8 * (j % 4));
 }
-template <int kPacked>
-__device__ __forceinline__ uint32_t digit_at(const uint32_t (&pdig)[kPacked], int j) {
+template <int kPacked> __device__ __forceinline__ uint32_t digit_at(const uint32_t (&pdig)[kPacked], int j) {
     return (pdig[j / 4] >> (8 * (j % 4))) & 0xffu;
 }
 
@@ -56,8 +54,7 @@ struct EarlyCounts {
 // `masks`: the warp's 256 match words (the OR-mask ranking), zeroed here with its counters; the
 // ranking leaves them zero again.
 template <class U, int kItems>
-__device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int shift, EarlyCounts& s,
-                                                  uint32_t* masks) {
+__device__ __forceinline__ void count_warp_digits(const U (&code)[kItems], int shift, EarlyCounts& s, uint32_t* masks) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     uint32_t* counts = s.warp_count[warp];
 #pragma unroll
@@ -146,7 +143,10 @@ __device__ __forceinline__ void scatter_full_tile(const U* s_codes, const long l
 // radix::load_codes costs ~4 more instructions per key; it serves the last, partial tile).
 template <class K, class U, int kItems, bool kFirst>
 __device__ __forceinline__ void load_tile(const void* src, size_t n, size_t tile_base, bool full, U (&code)[kItems]) {
-    if (!full) { radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code); return; }
+    if (!full) {
+        radix::load_codes<K, U, kBlock, kItems, kFirst>(src, n, tile_base, code);
+        return;
+    }
     const size_t first = tile_base + size_t(threadIdx.x >> 5) * 32 * kItems + (threadIdx.x & 31);
     if constexpr (kFirst) {
         const K* p = static_cast<const K*>(src) + first;
@@ -161,10 +161,13 @@ __device__ __forceinline__ void load_tile(const void* src, size_t n, size_t tile
 template <int kItems>
 __device__ __forceinline__ void load_tile_values(const uint32_t* src, size_t n, size_t tile_base, bool full,
                                                  uint32_t (&val)[kItems]) {
-    if (!full) { radix::load_values<kItems>(src, n, tile_base, val); return; }
+    if (!full) {
+        radix::load_values<kItems>(src, n, tile_base, val);
+        return;
+    }
     const uint32_t* p = src + tile_base + size_t(threadIdx.x >> 5) * 32 * kItems + (threadIdx.x & 31);
 #pragma unroll
     for (int j = 0; j < kItems; ++j) val[j] = p[j * 32];
 }
 
-}  // namespace onesweep
+}   // namespace onesweep

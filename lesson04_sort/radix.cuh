@@ -44,8 +44,7 @@ template <class U> __host__ __device__ constexpr U pad_code() { return ~U(0); }
 
 // Ranking of a tile of BLOCK x ITEMS keys held warp-striped in registers (see the header).
 // BLOCK == kDigits: thread t owns digit t in the per-digit steps.
-template <int BLOCK, int ITEMS>
-struct TileRank {
+template <int BLOCK, int ITEMS> struct TileRank {
     static_assert(BLOCK == kDigits, "one thread per digit in the per-digit steps");
     static constexpr int kWarps = BLOCK / 32;
     static constexpr int kTile = BLOCK * ITEMS;
@@ -68,9 +67,9 @@ struct TileRank {
         for (int j = 0; j < ITEMS; ++j) {
             uint32_t peers = scan::match_low_bits<kDigitBits>(digit[j]);
             uint32_t before = __popc(peers & below);
-            uint32_t so_far = counts[digit[j]];          // every peer reads the same counter ...
+            uint32_t so_far = counts[digit[j]];   // every peer reads the same counter ...
             rank[j] = so_far + before;
-            __syncwarp();                                // ... before the lowest peer bumps it
+            __syncwarp();   // ... before the lowest peer bumps it
             if (before == 0) counts[digit[j]] = so_far + __popc(peers);
             __syncwarp();
         }
@@ -139,7 +138,7 @@ __device__ __forceinline__ void load_values(const uint32_t* src, size_t n, size_
 // counted. BLOCK == kDigits: thread t writes digit t's count.
 template <class K, class U, int BLOCK, int ITEMS, bool kFirst>
 __global__ void __launch_bounds__(BLOCK)
-count_digits(const void* src, size_t n, int shift, uint32_t* counts, size_t tiles) {
+    count_digits(const void* src, size_t n, int shift, uint32_t* counts, size_t tiles) {
     static_assert(BLOCK == kDigits, "one thread per digit");
     __shared__ uint32_t hist[kDigits];
     hist[threadIdx.x] = 0;
@@ -184,7 +183,9 @@ __device__ __forceinline__ void scatter_codes(const U* s_codes, const long long*
     for (uint32_t i = threadIdx.x; i < valid; i += BLOCK) {
         U c = s_codes[i];
         size_t pos = size_t(s_offset[digit_of(c, shift)] + (long long)i);
-        if constexpr (kGuard) { if (pos >= n) continue; }   // a negative offset wraps to a huge size_t
+        if constexpr (kGuard) {
+            if (pos >= n) continue;
+        }   // a negative offset wraps to a huge size_t
         if constexpr (kLast) static_cast<K*>(dst)[pos] = sorting::Ordered<K>::from(c);
         else static_cast<U*>(dst)[pos] = c;
     }
@@ -195,7 +196,9 @@ __device__ __forceinline__ void scatter_values(const U* s_codes, const uint32_t*
                                                uint32_t valid, int shift, uint32_t* dst, size_t n) {
     for (uint32_t i = threadIdx.x; i < valid; i += BLOCK) {
         size_t pos = size_t(s_offset[digit_of(s_codes[i], shift)] + (long long)i);
-        if constexpr (kGuard) { if (pos >= n) continue; }
+        if constexpr (kGuard) {
+            if (pos >= n) continue;
+        }
         dst[pos] = s_vals[i];
     }
 }
@@ -203,8 +206,7 @@ __device__ __forceinline__ void scatter_values(const U* s_codes, const uint32_t*
 // 07 and 08 sort keys and pairs with one template each,
 //     Algo::template sort<K, kPairs>(keys_in, keys_out, vals_in, vals_out, n)   (values null for keys),
 // and offer every key type: this is their Sorter (sorting::every_type, lesson.cuh).
-template <class Algo>
-struct KeysAndPairs {
+template <class Algo> struct KeysAndPairs {
     template <class K> static void keys(const K* in, K* out, size_t n) {
         Algo::template sort<K, false>(in, out, nullptr, nullptr, n);
     }
@@ -215,4 +217,4 @@ struct KeysAndPairs {
 };
 template <class Algo> sorting::Sorter sorter_for() { return sorting::every_type<KeysAndPairs<Algo>>(); }
 
-}  // namespace radix
+}   // namespace radix

@@ -17,14 +17,18 @@
 namespace msort {
 
 constexpr int kMaxGpus = 8;
-constexpr int kSamples = 1024;   // per GPU: a bucket's size is then within a few % of n/P
+constexpr int kSamples = 1024;          // per GPU: a bucket's size is then within a few % of n/P
 constexpr uint64_t kNoSample = ~0ull;   // an empty shard's samples carry this position
 // Receive buffers hold n/P x this; from 10^5 keys up the host test holds every bucket within it.
 constexpr double kReceiveSlack = 1.25;
 
 // One sample: a key's order code and its input position.
-struct Sample { uint64_t code, pos; };
-__host__ __device__ inline bool sample_less(const Sample& a, const Sample& b) { return a.code != b.code ? a.code < b.code : a.pos < b.pos; }
+struct Sample {
+    uint64_t code, pos;
+};
+__host__ __device__ inline bool sample_less(const Sample& a, const Sample& b) {
+    return a.code != b.code ? a.code < b.code : a.pos < b.pos;
+}
 
 // P-1 splitters in (code, position) order; passed by value as a kernel argument.
 struct Splitters {
@@ -48,8 +52,10 @@ __host__ __device__ inline int bucket_of(const Splitters& s, uint64_t code, uint
 // hashed (splitmix64's finaliser), so no input pattern lines up with the sampling stride.
 __host__ __device__ inline uint64_t sample_offset(uint64_t first, uint64_t count, int i) {
     uint64_t x = first * 0x9E3779B97F4A7C15ull + uint64_t(i);
-    x ^= x >> 30; x *= 0xBF58476D1CE4E5B9ull;
-    x ^= x >> 27; x *= 0x94D049BB133111EBull;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
     x ^= x >> 31;
     return x % count;
 }
@@ -59,14 +65,19 @@ __host__ __device__ inline uint64_t sample_offset(uint64_t first, uint64_t count
 // to bucket 0; there are none.
 inline Splitters choose_splitters(const std::vector<Sample>& all, int gpus) {
     std::vector<Sample> keep;
-    for (const Sample& v : all) if (v.pos != kNoSample) keep.push_back(v);
+    for (const Sample& v : all)
+        if (v.pos != kNoSample) keep.push_back(v);
     // Only P-1 ranks of the sorted samples are needed: one nth_element each, every one on what
     // lies above the rank before, not a whole sort (the host is on the job's critical path).
     Splitters s;
     s.count = gpus - 1;
     size_t from = 0;
     for (int j = 1; j < gpus; ++j) {
-        if (keep.empty()) { s.code[j - 1] = ~0ull; s.pos[j - 1] = ~0ull; continue; }
+        if (keep.empty()) {
+            s.code[j - 1] = ~0ull;
+            s.pos[j - 1] = ~0ull;
+            continue;
+        }
         const size_t rank = std::min(keep.size() - 1, size_t(j) * keep.size() / size_t(gpus));
         std::nth_element(keep.begin() + from, keep.begin() + rank, keep.end(), sample_less);
         from = rank;
@@ -104,7 +115,8 @@ __host__ __device__ inline uint32_t samples_before(const List& list, const Sampl
         const int mid = (lo + hi) / 2;
         const Sample& y = list[mid];
         const bool before = lower_rank ? !sample_less(x, y) : sample_less(y, x);
-        if (before) lo = mid + 1; else hi = mid;
+        if (before) lo = mid + 1;
+        else hi = mid;
     }
     return uint32_t(lo);
 }
@@ -124,7 +136,8 @@ __host__ __device__ inline uint64_t cut_of(const CodeAt& code_at, uint64_t count
     while (lo < hi) {
         const uint64_t mid = lo + (hi - lo) / 2;
         const uint64_t c = code_at(mid);
-        if (c < sp.code || (c == sp.code && first + mid < sp.pos)) lo = mid + 1; else hi = mid;
+        if (c < sp.code || (c == sp.code && first + mid < sp.pos)) lo = mid + 1;
+        else hi = mid;
     }
     return lo;
 }
@@ -141,14 +154,17 @@ inline uint64_t psrs_receive_bound(uint64_t n, int gpus) {
 
 // The exchange both versions end with: GPU g holds P runs one after another (run q for GPU q); every
 // GPU learns the P x P run sizes, then sends run q to GPU q and receives one run from every GPU.
-struct Span { size_t at = 0, count = 0; };   // elements of a buffer
+struct Span {
+    size_t at = 0, count = 0;
+};   // elements of a buffer
 struct Routes {
     int P = 1, me = 0;
-    std::vector<uint64_t> m;                 // m[src * P + dst]: the keys GPU src sends GPU dst
-    std::vector<size_t> send_at, recv_at;    // run q's start in the send buffer; GPU p's in the receive buffer
-    std::vector<Span> send_wire, recv_wire;  // what travels: to GPU q from the send buffer, from GPU p into the receive buffer
-    size_t received = 0, sent_away = 0;      // keys that end on this GPU (own run included); keys sent away
-    size_t recv_space = 0;                   // elements the receive buffer must hold
+    std::vector<uint64_t> m;                // m[src * P + dst]: the keys GPU src sends GPU dst
+    std::vector<size_t> send_at, recv_at;   // run q's start in the send buffer; GPU p's in the receive buffer
+    std::vector<Span> send_wire,
+        recv_wire;   // what travels: to GPU q from the send buffer, from GPU p into the receive buffer
+    size_t received = 0, sent_away = 0;   // keys that end on this GPU (own run included); keys sent away
+    size_t recv_space = 0;                // elements the receive buffer must hold
     uint64_t to(int q) const { return m[size_t(me) * P + q]; }
     uint64_t from(int p) const { return m[size_t(p) * P + me]; }
 };
@@ -196,4 +212,4 @@ inline void plan_routes(Routes& r, RunLayout layout) {
     r.recv_space = at;
 }
 
-}  // namespace msort
+}   // namespace msort

@@ -20,8 +20,7 @@
 constexpr int kBlock = 256;
 
 // The naive end: every sample is one atomicAdd on the global bins.
-template <class T, class Binner>
-__global__ void global_atomics(const T* in, size_t n, Binner binner, uint32_t* hist) {
+template <class T, class Binner> __global__ void global_atomics(const T* in, size_t n, Binner binner, uint32_t* hist) {
     const size_t stride = size_t(gridDim.x) * blockDim.x;
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
         uint32_t bin;
@@ -29,8 +28,7 @@ __global__ void global_atomics(const T* in, size_t n, Binner binner, uint32_t* h
     }
 }
 
-template <class T, class Binner>
-void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
+template <class T, class Binner> void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * binner.count()));
     if (n == 0) return;
     unsigned grid = std::min<unsigned>(2 * course::device().sm_count, course::blocks_for(n, kBlock));

@@ -25,20 +25,19 @@ constexpr uint32_t kMaxBins = 48 * 1024 / 4;
 // Delta from 01: the atomics go to this block's copy in shared memory, merged into global once.
 template <class T, class Binner>
 __global__ void shared_privatized(const T* in, size_t n, Binner binner, uint32_t* hist) {
-    extern __shared__ uint32_t s_bins[];            // binner.count() counters, this block's copy
-    hist::block_zero(s_bins, binner.count());       // ends with a barrier: zeros before counts
+    extern __shared__ uint32_t s_bins[];        // binner.count() counters, this block's copy
+    hist::block_zero(s_bins, binner.count());   // ends with a barrier: zeros before counts
     // This block's share of the input: a contiguous chunk (so each counter sees one block's
     // samples and the merge happens once per block).
     const size_t per_block = (n + gridDim.x - 1) / gridDim.x;
     size_t begin = size_t(blockIdx.x) * per_block;
     if (begin > n) begin = n;
     const size_t end = n - begin < per_block ? n : begin + per_block;
-    hist::block_count(in, begin, end, binner, s_bins);    // ends with a barrier: counts before merge
+    hist::block_count(in, begin, end, binner, s_bins);   // ends with a barrier: counts before merge
     hist::block_flush(s_bins, binner.count(), hist);
 }
 
-template <class T, class Binner>
-void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
+template <class T, class Binner> void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * binner.count()));
     if (n == 0) return;
     unsigned grid = std::min<unsigned>(2 * course::device().sm_count, course::blocks_for(n, kBlock));

@@ -37,15 +37,14 @@ constexpr uint32_t kMax32BitBins = 48 * 1024 / 4;
 // The bound the proof above needs: what one round of a block can add stays below 2^15.
 static_assert(kBlock16 * kVecs16 * 4 + 8 < 0x8000, "a round could overflow a 16-bit counter");
 
-template <class Binner>
-struct Visit16 {
-    uint32_t* s;          // (bins + 1) / 2 words, two 16-bit counters each
+template <class Binner> struct Visit16 {
+    uint32_t* s;   // (bins + 1) / 2 words, two 16-bit counters each
     uint32_t* hist;
     Binner binner;
     __device__ __forceinline__ void add(uint32_t bin, uint32_t c) {
         const uint32_t shift = hist::half_shift(bin);
         const uint32_t old = atomicAdd(&s[bin >> 1], c << shift);
-        if (hist::crosses_half(old, shift, c)) {             // this add crossed 2^15: hand it over
+        if (hist::crosses_half(old, shift, c)) {   // this add crossed 2^15: hand it over
             atomicAdd(&s[bin >> 1], hist::half_takeback(shift));
             atomicAdd(&hist[bin], 0x8000u);
         }
@@ -61,7 +60,10 @@ struct Visit16 {
         hist::for_each_in_vector<uint32_t>(v, [&](uint32_t x) {
             uint32_t bin;
             if (!binner(x, bin)) bin = kNone;
-            if (bin == cur) { ++run; return; }
+            if (bin == cur) {
+                ++run;
+                return;
+            }
             if (cur != kNone) add(cur, run);
             cur = bin;
             run = 1;
@@ -73,7 +75,7 @@ struct Visit16 {
 // Delta from 04's count_kernel: 16-bit counters, two to a word, with a hand-off to global at 0x8000.
 template <class Binner>
 __global__ void __launch_bounds__(kBlock16)
-count16_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t* hist) {
+    count16_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t* hist) {
     extern __shared__ uint32_t s_words[];
     const uint32_t nb = binner.count(), words = (nb + 1) / 2;
     hist::block_zero(s_words, words);
@@ -108,9 +110,8 @@ static course::PlanHook plan_hook([](const course::Options&, const course::Case&
     if (c.dtype == "uint8" || c.param <= kMax32BitBins) return std::vector<course::KernelPlan>{hist::count_plan(c)};
     const size_t smem = sizeof(uint32_t) * ((size_t(c.param) + 1) / 2);
     course::require_smem(smem, "05_large_bins' 16-bit bins");
-    return std::vector<course::KernelPlan>{{"count16_kernel", kBlock16, smem,
-                                            0, 1,
-                                            "16-bit counters, flushed before they wrap"}};
+    return std::vector<course::KernelPlan>{
+        {"count16_kernel", kBlock16, smem, 0, 1, "16-bit counters, flushed before they wrap"}};
 });
 
 uint32_t max_bins_here() {

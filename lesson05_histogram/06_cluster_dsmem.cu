@@ -42,12 +42,11 @@ namespace cg = cooperative_groups;
 constexpr int kBlockC = 512;
 constexpr int kVecsC = 4;
 constexpr uint32_t kSliceBytes = 64 * 1024;
-constexpr uint32_t kMaxCluster = 8;            // the portable cluster size limit
+constexpr uint32_t kMaxCluster = 8;   // the portable cluster size limit
 constexpr uint32_t kMax32BitBins = 48 * 1024 / 4;
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-template <class Binner>
-struct VisitCluster {
+template <class Binner> struct VisitCluster {
     cg::cluster_group cluster;
     uint32_t* s;
     uint32_t log_c;
@@ -68,7 +67,10 @@ struct VisitCluster {
         hist::for_each_in_vector<uint32_t>(v, [&](uint32_t x) {
             uint32_t bin;
             if (!binner(x, bin)) bin = kNone;
-            if (bin == cur) { ++run; return; }
+            if (bin == cur) {
+                ++run;
+                return;
+            }
             if (cur != kNone) add(cur, run);
             cur = bin;
             run = 1;
@@ -81,23 +83,28 @@ struct VisitCluster {
 // Delta from 05's count16_kernel: 32-bit counters kept, spread over the cluster's shared memory.
 template <class Binner>
 __global__ void __launch_bounds__(kBlockC)
-cluster_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t log_c, uint32_t slice, uint32_t* hist) {
+    cluster_kernel(const uint32_t* in, size_t n, Binner binner, uint32_t log_c, uint32_t slice, uint32_t* hist) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    extern __shared__ uint32_t s_slice[];                 // `slice` words: this block's bins
+    extern __shared__ uint32_t s_slice[];   // `slice` words: this block's bins
     cg::cluster_group cluster = cg::this_cluster();
     const uint32_t rank = cluster.block_rank(), nb = binner.count();
     for (uint32_t i = threadIdx.x; i < slice; i += blockDim.x) s_slice[i] = 0;
-    cluster.sync();                                       // every slice zeroed before any add
+    cluster.sync();   // every slice zeroed before any add
     VisitCluster<Binner> visit{cluster, s_slice, log_c, binner};
     hist::for_each_vector<kVecsC>(in, n, visit);
-    cluster.sync();                                       // every remote add landed; nobody exits early
+    cluster.sync();   // every remote add landed; nobody exits early
     for (uint32_t i = threadIdx.x; i < slice; i += blockDim.x) {
         const uint32_t bin = (i << log_c) + rank;
         if (bin < nb && s_slice[i]) atomicAdd(&hist[bin], s_slice[i]);
     }
 #else
-    (void)in; (void)n; (void)binner; (void)log_c; (void)slice; (void)hist;
-    __trap();                                             // never launched below sm_90 (host checks)
+    (void)in;
+    (void)n;
+    (void)binner;
+    (void)log_c;
+    (void)slice;
+    (void)hist;
+    __trap();   // never launched below sm_90 (host checks)
 #endif
 }
 
@@ -126,9 +133,8 @@ static course::PlanHook plan_hook([](const course::Options&, const course::Case&
         return std::vector<course::KernelPlan>{hist::count_plan(c)};
     const uint32_t log_c = cluster_log2(uint32_t(c.param)), slice = (uint32_t(c.param) + (1u << log_c) - 1) >> log_c;
     const size_t smem = sizeof(uint32_t) * slice;
-    return std::vector<course::KernelPlan>{{"cluster_kernel", kBlockC, smem,
-                                            0,
-                                            int(1u << log_c), "bins spread over the cluster's shared memory"}};
+    return std::vector<course::KernelPlan>{
+        {"cluster_kernel", kBlockC, smem, 0, int(1u << log_c), "bins spread over the cluster's shared memory"}};
 });
 
 void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_hist) {
@@ -145,8 +151,8 @@ void hist_keys(const uint32_t* d_in, size_t n, hist::EvenBins b, uint32_t* d_his
     const size_t smem = sizeof(uint32_t) * slice;
     course::allow_dynamic_smem(kernel, smem);
     unsigned grid = hist::grid_for_gpu(kernel, kBlockC, smem, n, size_t(kBlockC) * kVecsC * 4);
-    grid = std::max(cluster, grid / cluster * cluster);  // whole clusters
-    cudaLaunchAttribute attr{};                          // blocks in clusters of `cluster` along x
+    grid = std::max(cluster, grid / cluster * cluster);   // whole clusters
+    cudaLaunchAttribute attr{};                           // blocks in clusters of `cluster` along x
     attr.id = cudaLaunchAttributeClusterDimension;
     attr.val.clusterDim.x = cluster;
     attr.val.clusterDim.y = 1;

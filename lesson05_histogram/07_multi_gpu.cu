@@ -20,13 +20,15 @@
 namespace mhist {
 
 // One GPU's share: its slice of the samples in, the whole histogram out (the same on every GPU).
-template <class T>
-class HistJob : public mgpu::Job {
+template <class T> class HistJob : public mgpu::Job {
 public:
     HistJob(const course::Options& o, const course::Case& c) {
         mgpu::Team& t = mgpu::team();
         if constexpr (sizeof(T) == 1) bins_ = 256;
-        else { bins_ = uint32_t(c.param); range_ = hist::key_range(o, c.dist); }
+        else {
+            bins_ = uint32_t(c.param);
+            range_ = hist::key_range(o, c.dist);
+        }
         if (bins_ > hist::bins_in_smem())
             throw course::SkipCase("bins=" + std::to_string(bins_) + " needs more shared memory than this GPU has (" +
                                    std::to_string(hist::bins_in_smem()) + " bins at most)");
@@ -46,8 +48,8 @@ public:
     void run() override {
         steps.begin();
         if constexpr (sizeof(T) == 1)
-            hist::launch_count<false>(d_in_.data(), mine_.count, hist::ByteBins{}, hist::copies_log2(256, hist::kCopiesBudget),
-                                      d_hist_.data());
+            hist::launch_count<false>(d_in_.data(), mine_.count, hist::ByteBins{},
+                                      hist::copies_log2(256, hist::kCopiesBudget), d_hist_.data());
         else
             hist::launch_count<false>(d_in_.data(), mine_.count, hist::EvenBins::make(range_.lo, range_.hi, bins_),
                                       hist::copies_log2(bins_, hist::kCopiesBudget), d_hist_.data());
@@ -73,6 +75,7 @@ public:
         }
         return mgpu::agree(r);
     }
+
 private:
     uint32_t bins_ = 256;
     hist::Range range_;
@@ -89,11 +92,12 @@ static course::PlanHook plan_hook([](const course::Options&, const course::Case&
     return std::vector<course::KernelPlan>{hist::count_plan(c)};
 });
 
-}  // namespace mhist
+}   // namespace mhist
 
 int main(int argc, char** argv) {
     course::LessonDef def = hist::lesson_def("07_multi_gpu", true);   // the lesson's options, checks and battery
-    def.cli.summary = "histogram across GPUs: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins (--type uint32)";
+    def.cli.summary =
+        "histogram across GPUs: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins (--type uint32)";
     // The sweep: bytes at every size (the crossover against one GPU), and 4096-bin keys.
     def.sweep = [](const course::Options&) {
         std::vector<course::Case> cases;
@@ -101,8 +105,9 @@ int main(int argc, char** argv) {
         for (uint64_t n : course::sweep_sizes()) cases.push_back({n, "uniform", 4096, "uint32"});
         return cases;
     };
-    return mgpu::drive(argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-        if (c.dtype == "uint8") return std::make_unique<mhist::HistJob<uint8_t>>(o, c);
-        return std::make_unique<mhist::HistJob<uint32_t>>(o, c);
-    });
+    return mgpu::drive(argc, argv, def,
+                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+                           if (c.dtype == "uint8") return std::make_unique<mhist::HistJob<uint8_t>>(o, c);
+                           return std::make_unique<mhist::HistJob<uint32_t>>(o, c);
+                       });
 }

@@ -33,13 +33,10 @@ struct Copies {
     uint32_t* s;
     uint32_t log_r;   // R = 1 << log_r
     uint32_t slot;    // this lane's copy: lane % R
-    __device__ __forceinline__ void add(uint32_t bin, uint32_t count) {
-        atomicAdd(&s[(bin << log_r) + slot], count);
-    }
+    __device__ __forceinline__ void add(uint32_t bin, uint32_t count) { atomicAdd(&s[(bin << log_r) + slot], count); }
 };
 
-template <class T, class Binner, bool kAggregate>
-struct CountVisit {
+template <class T, class Binner, bool kAggregate> struct CountVisit {
     Copies c;
     Binner binner;
     __device__ __forceinline__ void one(uint32_t x) {
@@ -57,7 +54,10 @@ struct CountVisit {
             for_each_in_vector<T>(v, [&](uint32_t x) {
                 uint32_t bin;
                 if (!binner(x, bin)) bin = kNone;
-                if (bin == cur) { ++run; return; }
+                if (bin == cur) {
+                    ++run;
+                    return;
+                }
                 if (cur != kNone) c.add(cur, run);
                 cur = bin;
                 run = 1;
@@ -82,13 +82,13 @@ __device__ __forceinline__ void merge_copies(const uint32_t* s_copies, uint32_t 
 // Delta from 02's kernel: R interleaved copies (lane L adds into copy L % R) and 16-byte loads.
 template <class T, class Binner, bool kAggregate>
 __global__ void __launch_bounds__(kCountBlock)
-count_kernel(const T* in, size_t n, Binner binner, uint32_t log_r, uint32_t* hist) {
-    extern __shared__ uint32_t s_copies[];              // bins x R words
+    count_kernel(const T* in, size_t n, Binner binner, uint32_t log_r, uint32_t* hist) {
+    extern __shared__ uint32_t s_copies[];   // bins x R words
     const uint32_t nb = binner.count(), r_count = 1u << log_r;
-    block_zero(s_copies, nb << log_r);                   // barrier inside: zeros before counts
+    block_zero(s_copies, nb << log_r);   // barrier inside: zeros before counts
     CountVisit<T, Binner, kAggregate> visit{{s_copies, log_r, (threadIdx.x & 31) & (r_count - 1)}, binner};
     for_each_vector<kCountVecs>(in, n, visit);
-    __syncthreads();                                     // every count has landed before the merge
+    __syncthreads();   // every count has landed before the merge
     merge_copies(s_copies, nb, log_r, hist);
 }
 
@@ -125,12 +125,12 @@ struct LaneByteCopies {
 constexpr uint32_t kByteCopyWords = 256u << 5;   // 256 bins x 32 lane copies
 // Delta from count_kernel: bytes with R = 32 fixed, so each lane's counter address is computed once.
 __global__ void __launch_bounds__(kCountBlock, course::min_blocks_that_fit(4, kCountBlock))
-count_bytes_kernel(const uint8_t* in, size_t n, uint32_t* hist) {
-    extern __shared__ uint32_t s_copies[];              // kByteCopyWords
-    block_zero(s_copies, kByteCopyWords);                // barrier inside: zeros before counts
+    count_bytes_kernel(const uint8_t* in, size_t n, uint32_t* hist) {
+    extern __shared__ uint32_t s_copies[];   // kByteCopyWords
+    block_zero(s_copies, kByteCopyWords);    // barrier inside: zeros before counts
     LaneByteCopies visit{uint32_t(__cvta_generic_to_shared(s_copies + (threadIdx.x & 31)))};
     for_each_vector<kCountVecs>(in, n, visit);
-    __syncthreads();                                     // every count has landed before the merge
+    __syncthreads();   // every count has landed before the merge
     merge_copies(s_copies, 256, 5, hist);
 }
 
@@ -146,8 +146,9 @@ void launch_count(const T* d_in, size_t n, Binner binner, uint32_t log_r, uint32
             return;
         }
     }
-    launch_resident(count_kernel<T, Binner, kAggregate>, kCountBlock, sizeof(uint32_t) * (size_t(binner.count()) << log_r),
-                    n, size_t(kCountBlock) * kCountVecs * (16 / sizeof(T)), d_in, n, binner, log_r, d_hist);
+    launch_resident(count_kernel<T, Binner, kAggregate>, kCountBlock,
+                    sizeof(uint32_t) * (size_t(binner.count()) << log_r), n,
+                    size_t(kCountBlock) * kCountVecs * (16 / sizeof(T)), d_in, n, binner, log_r, d_hist);
 }
 
 // Shared memory per block that 04 (and 05, 06 up to 12288 bins) spend on copies: 32 KB keeps 4
@@ -169,17 +170,14 @@ inline course::KernelPlan count_plan(const course::Case& c) {
     const uint32_t bins = bytes ? 256u : uint32_t(c.param), log_r = copies_log2(bins, kCopiesBudget);
     if (bytes) {
         const size_t smem = sizeof(uint32_t) * kByteCopyWords;
-        return {"count_bytes_kernel", int(kCountBlock), smem, 0, 1,
-                "one copy of the 256 bins per lane"};
+        return {"count_bytes_kernel", int(kCountBlock), smem, 0, 1, "one copy of the 256 bins per lane"};
     }
     const size_t smem = sizeof(uint32_t) * (size_t(bins) << log_r);
     course::require_smem(smem, "a copy of the bins");   // the run refuses it too (device_max_bins)
-    return {"count_kernel", int(kCountBlock), smem,
-            0, 1,
-            std::to_string(1u << log_r) + " copies of the bins a block"};
+    return {"count_kernel", int(kCountBlock), smem, 0, 1, std::to_string(1u << log_r) + " copies of the bins a block"};
 }
 
 // Bins a single copy can hold on this GPU (the opt-in maximum of dynamic shared memory).
 inline uint32_t bins_in_smem() { return uint32_t(smem_optin() / 4); }
 
-}  // namespace hist
+}   // namespace hist

@@ -55,7 +55,7 @@ struct EvenBins {
     }
     __host__ __device__ uint32_t count() const { return bins; }
     __host__ __device__ bool operator()(uint32_t key, uint32_t& bin) const {
-        uint32_t d = key - lo;                       // wraps for key < lo: caught by key >= lo
+        uint32_t d = key - lo;   // wraps for key < lo: caught by key >= lo
         if (key < lo || uint64_t(d) >= range) return false;
         uint64_t p = uint64_t(d) * bins;
 #ifdef __CUDA_ARCH__
@@ -63,7 +63,7 @@ struct EvenBins {
 #else
         uint64_t q = uint64_t((unsigned __int128)p * inv >> 64);
 #endif
-        if (p - q * range >= range) ++q;             // the one fix-up: q was floor - 1
+        if (p - q * range >= range) ++q;   // the one fix-up: q was floor - 1
         bin = uint32_t(q);
         return true;
     }
@@ -112,11 +112,10 @@ __device__ inline void block_flush(const uint32_t* s, uint32_t nbins, uint32_t* 
 
 // The whole primitive: zero, count, flush. `s` holds binner.count() words of shared memory.
 template <class T, class Binner>
-__device__ void block_histogram(const T* in, size_t begin, size_t end, Binner binner, uint32_t* s,
-                                uint32_t* g_bins) {
+__device__ void block_histogram(const T* in, size_t begin, size_t end, Binner binner, uint32_t* s, uint32_t* g_bins) {
     block_zero(s, binner.count());
     block_count(in, begin, end, binner, s);
     block_flush(s, binner.count(), g_bins);
 }
 
-}  // namespace hist
+}   // namespace hist

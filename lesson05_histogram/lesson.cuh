@@ -29,7 +29,7 @@
 //   the zeroing is part of the timed job.
 namespace hist {
 
-constexpr uint64_t kMaxSamples = 0xFFFFFFFFull;     // 2^32 - 1: a uint32 count cannot overflow
+constexpr uint64_t kMaxSamples = 0xFFFFFFFFull;   // 2^32 - 1: a uint32 count cannot overflow
 constexpr uint32_t kMaxBins = 1u << 20;
 constexpr uint64_t kKeySpace = uint64_t(1) << 32;
 
@@ -41,11 +41,11 @@ using KeyLauncher = void (*)(const uint32_t* d_in, size_t n, EvenBins bins, uint
 // What a version can do. The battery and the sweep leave out what it cannot; a single run asking
 // for it is refused with one line (exit 2).
 struct Support {
-    ByteLauncher bytes = nullptr;          // null: no byte mode
-    KeyLauncher keys = nullptr;            // null: no key mode
-    uint32_t max_bins = kMaxBins;          // a fixed limit (e.g. 48 KB of shared counters)
+    ByteLauncher bytes = nullptr;   // null: no byte mode
+    KeyLauncher keys = nullptr;     // null: no key mode
+    uint32_t max_bins = kMaxBins;   // a fixed limit (e.g. 48 KB of shared counters)
     const char* bins_why = "";
-    uint64_t max_n = kMaxSamples;          // slow versions keep the battery short
+    uint64_t max_n = kMaxSamples;   // slow versions keep the battery short
     const char* n_why = "";
     uint32_t (*device_max_bins)() = nullptr;   // a limit that depends on this GPU (opt-in shared memory)
 };
@@ -63,12 +63,17 @@ inline std::vector<std::string> dists() {
     return {"uniform", "equal", "zipf", "hot60", "text", "outside"};
 }
 
-struct Range { uint64_t lo = 0, hi = kKeySpace; };
+struct Range {
+    uint64_t lo = 0, hi = kKeySpace;
+};
 
 // The range a key case uses: --lo/--hi when given, else the whole key space, except for `outside`.
 inline Range key_range(const course::Options& o, const std::string& dist) {
     Range r;
-    if (dist == "outside") { r.lo = (uint64_t(1) << 30) + 12345; r.hi = 3 * (uint64_t(1) << 30) - 999; }
+    if (dist == "outside") {
+        r.lo = (uint64_t(1) << 30) + 12345;
+        r.hi = 3 * (uint64_t(1) << 30) - 999;
+    }
     if (o.has("lo")) course::parse_count(o.get("lo"), r.lo);
     if (o.has("hi")) course::parse_count(o.get("hi"), r.hi);
     return r;
@@ -77,9 +82,13 @@ inline Range key_range(const course::Options& o, const std::string& dist) {
 // A byte with English-text frequencies: letters (per mille, roughly), space, newline, punctuation.
 inline uint8_t text_byte(uint64_t bits) {
     static const char symbols[] = "etaoinshrdlcumwfgypbvkjxqz ,.\nT";
-    static const unsigned weight[] = {127, 91, 82, 75, 70, 67, 63, 61, 60, 43, 40, 28, 28, 24, 24, 22,
-                                      20, 20, 19, 15, 10, 8, 2, 2, 1, 1, 180, 12, 10, 4, 3};
-    static const unsigned total = [] { unsigned t = 0; for (unsigned w : weight) t += w; return t; }();
+    static const unsigned weight[] = {127, 91, 82, 75, 70, 67, 63, 61, 60, 43, 40,  28, 28, 24, 24, 22,
+                                      20,  20, 19, 15, 10, 8,  2,  2,  1,  1,  180, 12, 10, 4,  3};
+    static const unsigned total = [] {
+        unsigned t = 0;
+        for (unsigned w : weight) t += w;
+        return t;
+    }();
     unsigned u = unsigned(bits % total);
     for (int s = 0; s < int(sizeof(weight) / sizeof(weight[0])); ++s) {
         if (u < weight[s]) return uint8_t(symbols[s]);
@@ -102,10 +111,8 @@ inline std::vector<uint8_t> make_bytes(size_t n, const std::string& dist, uint64
             uint64_t h = course::hash64(seed, i);
             p[i] = (h % 100) < 60 ? hot : uint8_t(h >> 56);
         });
-    else if (dist == "text")
-        course::parallel_for(n, [&](size_t i) { p[i] = text_byte(course::hash64(seed, i)); });
-    else
-        throw course::UsageError("--dist " + dist + " is for --type uint32 keys");
+    else if (dist == "text") course::parallel_for(n, [&](size_t i) { p[i] = text_byte(course::hash64(seed, i)); });
+    else throw course::UsageError("--dist " + dist + " is for --type uint32 keys");
     return v;
 }
 
@@ -131,7 +138,7 @@ inline std::vector<uint32_t> make_keys(size_t n, const std::string& dist, Range 
             uint64_t h = course::hash64(seed, i);
             p[i] = (h % 100) < 60 ? hot : in_range(h >> 7);
         });
-    } else if (dist == "text") {          // byte c lands at lo + c * width / 256
+    } else if (dist == "text") {   // byte c lands at lo + c * width / 256
         course::parallel_for(n, [&](size_t i) {
             uint8_t c = text_byte(course::hash64(seed, i));
             p[i] = uint32_t(r.lo + uint64_t(c) * width / 256);
@@ -139,12 +146,12 @@ inline std::vector<uint32_t> make_keys(size_t n, const std::string& dist, Range 
     } else if (dist == "outside") {
         course::parallel_for(n, [&](size_t i) {
             uint64_t h = course::hash64(seed, i);
-            uint64_t any = h >> 32;                          // anywhere in the key space
+            uint64_t any = h >> 32;   // anywhere in the key space
             switch (h % 8) {
                 case 3: p[i] = uint32_t(r.lo > 0 ? r.lo - 1 : any); break;       // just below
                 case 4: p[i] = uint32_t(r.hi < kKeySpace ? r.hi : any); break;   // just above
-                case 5: p[i] = uint32_t(r.lo); break;                              // first counted
-                case 6: p[i] = uint32_t(r.hi - 1); break;                          // last counted
+                case 5: p[i] = uint32_t(r.lo); break;                            // first counted
+                case 6: p[i] = uint32_t(r.hi - 1); break;                        // last counted
                 case 7: p[i] = in_range(h >> 3); break;
                 default: p[i] = uint32_t(any);
             }
@@ -164,17 +171,20 @@ std::vector<uint32_t> reference(const std::vector<T>& in, Binner binner, uint64_
     const uint32_t nb = binner.count();
     unsigned chunks = course::cpu_threads();
     std::vector<std::vector<uint64_t>> part(chunks);
-    course::parallel_chunks(chunks, [&](size_t cb, size_t ce, unsigned) {
-        size_t per = (in.size() + chunks - 1) / chunks;
-        for (size_t c = cb; c < ce; ++c) {
-            part[c].assign(nb, 0);
-            size_t b = std::min(in.size(), c * per), e = std::min(in.size(), b + per);
-            for (size_t i = b; i < e; ++i) {
-                uint32_t bin;
-                if (binner(uint32_t(in[i]), bin)) ++part[c][bin];
+    course::parallel_chunks(
+        chunks,
+        [&](size_t cb, size_t ce, unsigned) {
+            size_t per = (in.size() + chunks - 1) / chunks;
+            for (size_t c = cb; c < ce; ++c) {
+                part[c].assign(nb, 0);
+                size_t b = std::min(in.size(), c * per), e = std::min(in.size(), b + per);
+                for (size_t i = b; i < e; ++i) {
+                    uint32_t bin;
+                    if (binner(uint32_t(in[i]), bin)) ++part[c][bin];
+                }
             }
-        }
-    }, 1);
+        },
+        1);
     std::vector<uint32_t> out(nb, 0);
     uint64_t total = 0;
     for (uint32_t b = 0; b < nb; ++b) {
@@ -198,8 +208,8 @@ inline course::CheckResult check_counts(const std::vector<uint32_t>& got, const 
     uint64_t sum = 0;
     for (uint32_t g : got) sum += g;
     if (sum != in_range) {
-        std::string m = "counts sum to " + std::to_string(sum) + ", expected " + std::to_string(in_range) +
-                        " (samples in range)";
+        std::string m =
+            "counts sum to " + std::to_string(sum) + ", expected " + std::to_string(in_range) + " (samples in range)";
         return course::CheckResult::fail(r.ok ? m : m + "; " + r.message);
     }
     return r;
@@ -207,12 +217,14 @@ inline course::CheckResult check_counts(const std::vector<uint32_t>& got, const 
 
 // ---- one case on the device -----------------------------------------------------------------------
 
-template <class T>
-class HistTrial : public course::Trial {
+template <class T> class HistTrial : public course::Trial {
 public:
     HistTrial(const course::Options& o, const course::Case& c, const Support& s) : support_(s) {
         if constexpr (sizeof(T) == 1) bins_ = 256;
-        else { bins_ = uint32_t(c.param); range_ = key_range(o, c.dist); }
+        else {
+            bins_ = uint32_t(c.param);
+            range_ = key_range(o, c.dist);
+        }
         // A user's file is read (and a bad one refused, exit 2) before the GPU is asked anything.
         if (!o.input.empty()) input_ = course::load_npy<T>(o.input);
         if (support_.device_max_bins && bins_ > support_.device_max_bins())
@@ -251,6 +263,7 @@ public:
         std::vector<uint32_t> got = d_hist_.download();
         course::save_npy(path, got.data(), got.size());
     }
+
 private:
     Support support_;
     uint32_t bins_ = 256;
@@ -282,7 +295,7 @@ inline std::vector<course::Case> battery(const course::Options& o) {
     if (!o.quick) {
         cases.push_back({uint64_t(1) << 30, "uniform", 256, "uint8"});   // the headline size
         cases.push_back({uint64_t(1) << 30, "hot60", 256, "uint8"});
-        cases.push_back({kMaxSamples, "equal", 256, "uint8"});            // one bin reaches 2^32 - 1
+        cases.push_back({kMaxSamples, "equal", 256, "uint8"});   // one bin reaches 2^32 - 1
     }
     // Keys: every bin count on every shape at small sizes, the big bin counts at larger ones.
     std::vector<uint64_t> key_sizes = o.quick ? std::vector<uint64_t>{0, 1, 33, 1025, 65537}
@@ -326,7 +339,8 @@ inline std::vector<course::Case> sweep(const course::Options&) {
 inline void validate_options(const course::Options& o) {
     if (o.n > kMaxSamples) course::usage_error("--n is at most 2^32 - 1 samples (counts are uint32)");
     if (o.dtype == "uint8") {
-        if (o.param_given && o.param != 256) course::usage_error("--type uint8 has exactly 256 bins (use --type uint32 for --bins)");
+        if (o.param_given && o.param != 256)
+            course::usage_error("--type uint8 has exactly 256 bins (use --type uint32 for --bins)");
         if (o.has("lo") || o.has("hi")) course::usage_error("--lo/--hi are for --type uint32 keys");
         if (o.dist == "outside") course::usage_error("--dist outside is for --type uint32 keys");
     } else {
@@ -349,9 +363,11 @@ inline course::LessonDef lesson_def(const char* version, bool bytes_first) {
     def.lesson = "05_histogram";
     def.version = version;
     def.cli.program = version;
-    def.cli.summary = "histogram: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins over [--lo, --hi) (--type uint32)";
+    def.cli.summary =
+        "histogram: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins over [--lo, --hi) (--type uint32)";
     def.cli.dists = dists();
-    def.cli.dtypes = bytes_first ? std::vector<std::string>{"uint8", "uint32"} : std::vector<std::string>{"uint32", "uint8"};
+    def.cli.dtypes =
+        bytes_first ? std::vector<std::string>{"uint8", "uint32"} : std::vector<std::string>{"uint32", "uint8"};
     def.cli.param_name = "bins";
     def.cli.param_default = 256;
     def.cli.param_min = 1;
@@ -374,8 +390,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Support s) {
             return "bins=" + std::to_string(c.param) + " is beyond this version's limit of " +
                    std::to_string(s.max_bins) + " (" + s.bins_why + ")";
         if (c.n > s.max_n)
-            return "n=" + std::to_string(c.n) + " is beyond this version's limit of " + std::to_string(s.max_n) +
-                   " (" + s.n_why + ")";
+            return "n=" + std::to_string(c.n) + " is beyond this version's limit of " + std::to_string(s.max_n) + " (" +
+                   s.n_why + ")";
         return "";
     };
     def.make_trial = [s](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
@@ -385,4 +401,4 @@ inline int run_lesson(int argc, char** argv, const char* version, Support s) {
     return course::drive(argc, argv, def);
 }
 
-}  // namespace hist
+}   // namespace hist

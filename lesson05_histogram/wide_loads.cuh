@@ -35,15 +35,15 @@ __device__ __forceinline__ void for_each_vector(const T* in, size_t n, Visit& vi
     if (gid < n - tail_begin) visit.one(uint32_t(in[tail_begin + gid]));
 
     const uint4* vin = reinterpret_cast<const uint4*>(in + head);
-    const size_t round = size_t(gridDim.x) * blockDim.x * kVecs;          // vectors per grid round
+    const size_t round = size_t(gridDim.x) * blockDim.x * kVecs;   // vectors per grid round
     for (size_t base = size_t(blockIdx.x) * blockDim.x * kVecs; base < nvec; base += round) {
         uint4 v[kVecs];
 #pragma unroll
         for (int k = 0; k < kVecs; ++k) v[k] = make_uint4(0, 0, 0, 0);
 #pragma unroll
-        for (int k = 0; k < kVecs; ++k) {          // all loads first: kVecs x 16 bytes in flight
+        for (int k = 0; k < kVecs; ++k) {                             // all loads first: kVecs x 16 bytes in flight
             size_t i = base + size_t(k) * blockDim.x + threadIdx.x;   // coalesced for each k
-            if (i < nvec) v[k] = __ldcs(vin + i);  // streaming: read once, do not keep in L2
+            if (i < nvec) v[k] = __ldcs(vin + i);                     // streaming: read once, do not keep in L2
         }
 #pragma unroll
         for (int k = 0; k < kVecs; ++k)
@@ -53,8 +53,7 @@ __device__ __forceinline__ void for_each_vector(const T* in, size_t n, Visit& vi
 }
 
 // The samples of one vector, in memory order: 16 bytes (little-endian) or 4 keys.
-template <class T, class F>
-__device__ __forceinline__ void for_each_in_vector(const uint4& v, F&& f) {
+template <class T, class F> __device__ __forceinline__ void for_each_in_vector(const uint4& v, F&& f) {
     const uint32_t w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
@@ -79,7 +78,9 @@ unsigned grid_for_gpu(Kernel kernel, int block, size_t smem, size_t work_items, 
     auto it = cache.find(key);
     if (it == cache.end()) {
         const int per_sm = course::resident_blocks(kernel, block, smem);   // a GPU profile caps it
-        if (per_sm < 1) throw course::SkipCase("kernel does not fit on an SM with " + std::to_string(smem) + " bytes of shared memory");
+        if (per_sm < 1)
+            throw course::SkipCase("kernel does not fit on an SM with " + std::to_string(smem) +
+                                   " bytes of shared memory");
         it = cache.emplace(key, per_sm).first;
     }
     size_t full = size_t(it->second) * course::device().sm_count;
@@ -101,4 +102,4 @@ void launch_resident(void (*kernel)(Params...), int block, size_t smem, size_t w
 // Largest dynamic shared memory a block may opt in to on this GPU, in bytes.
 inline size_t smem_optin() { return course::device().max_smem_optin; }
 
-}  // namespace hist
+}   // namespace hist

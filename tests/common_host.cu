@@ -19,24 +19,27 @@ static void expect(bool ok, const std::string& name, const std::string& why = ""
 }
 
 static void test_parse_count() {
-    struct Good { const char* text; uint64_t value; };
-    for (Good g : {Good{"1000000", 1000000}, Good{"1<<24", 1u << 24}, Good{"2^24", 1u << 24},
-                   Good{"16M", 16u << 20}, Good{"0", 0}, Good{"1", 1}, Good{"3K", 3072},
-                   Good{"1G", 1u << 30}, Good{"2^31", 1ull << 31}, Good{"10^6", 1000000}}) {
+    struct Good {
+        const char* text;
+        uint64_t value;
+    };
+    for (Good g : {Good{"1000000", 1000000}, Good{"1<<24", 1u << 24}, Good{"2^24", 1u << 24}, Good{"16M", 16u << 20},
+                   Good{"0", 0}, Good{"1", 1}, Good{"3K", 3072}, Good{"1G", 1u << 30}, Good{"2^31", 1ull << 31},
+                   Good{"10^6", 1000000}}) {
         uint64_t v = 7;
         bool ok = course::parse_count(g.text, v);
-        expect(ok && v == g.value, std::string("parse_count accepts '") + g.text + "'",
-               "got " + std::to_string(v));
+        expect(ok && v == g.value, std::string("parse_count accepts '") + g.text + "'", "got " + std::to_string(v));
     }
-    for (const char* bad : {"-3", "abc", "1e99", "1e6", "12x", "", "0x10", "1<<", "<<3", "2^", "1<<64",
-                            "2^99", "99999999999999999999", "16MB", "1.5M", " 5", "5 ", "+5", "1<<-1"}) {
+    for (const char* bad : {"-3", "abc", "1e99", "1e6", "12x", "", "0x10", "1<<", "<<3", "2^", "1<<64", "2^99",
+                            "99999999999999999999", "16MB", "1.5M", " 5", "5 ", "+5", "1<<-1"}) {
         uint64_t v = 7;
         expect(!course::parse_count(bad, v) && v == 7, std::string("parse_count rejects '") + bad + "'");
     }
 }
 
 template <class T> static bool nondecreasing(const std::vector<T>& v) {
-    for (size_t i = 1; i < v.size(); ++i) if (v[i] < v[i - 1]) return false;
+    for (size_t i = 1; i < v.size(); ++i)
+        if (v[i] < v[i - 1]) return false;
     return true;
 }
 
@@ -80,13 +83,17 @@ template <class T> static void test_generators(const char* type) {
         for (T e : edges) found |= course::same_bits(x, e);
         all_edges &= found;
     }
-    expect(all_edges && std::set<T>(v.begin(), v.end()).size() >= 5, "generate " + t + " extremes uses the type's edges");
+    expect(all_edges && std::set<T>(v.begin(), v.end()).size() >= 5,
+           "generate " + t + " extremes uses the type's edges");
     course::generate(v, n, "uniform", 3);
     double mean = 0;
     for (T x : v) mean += double(x);
     mean /= n;
     double lo = double(std::numeric_limits<T>::lowest()), hi = double(std::numeric_limits<T>::max());
-    if (std::is_floating_point_v<T>) { lo = -1; hi = 1; }
+    if (std::is_floating_point_v<T>) {
+        lo = -1;
+        hi = 1;
+    }
     double mid = 0.5 * (lo + hi), span = hi - lo;
     expect(std::fabs(mean - mid) < 0.02 * span, "generate " + t + " uniform is centred on its range",
            "mean " + std::to_string(mean));
@@ -111,17 +118,22 @@ static std::string npy_file(const std::string& header_dict, const std::string& p
     std::string s = "\x93NUMPY";
     s += char(major);
     s += char(0);
-    if (major == 1) { s += char(h.size() & 255); s += char(h.size() >> 8); }
-    else { s += char(h.size() & 255); s += char((h.size() >> 8) & 255); s += char(0); s += char(0); }
+    if (major == 1) {
+        s += char(h.size() & 255);
+        s += char(h.size() >> 8);
+    } else {
+        s += char(h.size() & 255);
+        s += char((h.size() >> 8) & 255);
+        s += char(0);
+        s += char(0);
+    }
     return s + h + payload;
 }
 
 template <class T> static bool npy_refuses(const std::string& path, const std::string& needle) {
     try {
         course::load_npy<T>(path);
-    } catch (const course::NpyError& e) {
-        return std::string(e.what()).find(needle) != std::string::npos;
-    }
+    } catch (const course::NpyError& e) { return std::string(e.what()).find(needle) != std::string::npos; }
     return false;
 }
 
@@ -162,13 +174,15 @@ static void test_npy() {
     expect(npy_refuses<int32_t>(dir + "junk.npy", "bad magic"), "npy: bad magic refused");
     write_bytes(dir + "trunc.npy", npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (30,), }", payload));
     expect(npy_refuses<int32_t>(dir + "trunc.npy", "truncated"), "npy: truncated data refused");
-    write_bytes(dir + "trunch.npy", npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", "").substr(0, 30));
+    write_bytes(dir + "trunch.npy",
+                npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }", "").substr(0, 30));
     expect(npy_refuses<int32_t>(dir + "trunch.npy", "truncated"), "npy: truncated header refused");
     write_bytes(dir + "fort.npy", npy_file("{'descr': '<i4', 'fortran_order': True, 'shape': (3,), }", payload));
     expect(npy_refuses<int32_t>(dir + "fort.npy", "Fortran"), "npy: Fortran order refused");
     write_bytes(dir + "big.npy", npy_file("{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }", payload));
     expect(npy_refuses<int32_t>(dir + "big.npy", "big-endian"), "npy: big-endian refused");
-    write_bytes(dir + "f8.npy", npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')));
+    write_bytes(dir + "f8.npy",
+                npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", std::string(8, '\0')));
     expect(npy_refuses<int32_t>(dir + "f8.npy", "dtype '<f8'"), "npy: wrong dtype refused");
     write_bytes(dir + "2d.npy", npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (3, 1), }", payload));
     expect(npy_refuses<int32_t>(dir + "2d.npy", "1-D"), "npy: 2-D array refused");
@@ -188,7 +202,8 @@ static void test_checkers() {
            "compare_exact fails a planted wrong element and names it", r.message);
     got = want;
     std::memset(&got[2], 0xAB, sizeof(int32_t));   // what DeviceArray::poison leaves behind
-    expect(!course::compare_exact(got.data(), want.data(), want.size()).ok, "compare_exact fails an unwritten (poisoned) element");
+    expect(!course::compare_exact(got.data(), want.data(), want.size()).ok,
+           "compare_exact fails an unwritten (poisoned) element");
     std::vector<int32_t> many(1000, 1), many_want(1000, 2);
     r = course::compare_exact(many.data(), many_want.data(), many.size());
     expect(!r.ok && r.message.find("1000 of 1000") != std::string::npos && r.message.find("[0]") != std::string::npos &&
@@ -201,14 +216,19 @@ static void test_checkers() {
 
     std::vector<float> fg = {1.0f, 2.0f, 3.0f};
     std::vector<double> fw = {1.0, 2.0, 3.0}, scale = {1, 2, 3};
-    expect(course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e-6, 0).ok, "compare_close passes exact floats");
+    expect(course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e-6, 0).ok,
+           "compare_close passes exact floats");
     fg[1] = 2.0001f;
-    expect(!course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e-6, 0).ok, "compare_close fails beyond tolerance");
-    expect(course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e-4, 0).ok, "compare_close passes within tolerance");
+    expect(!course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e-6, 0).ok,
+           "compare_close fails beyond tolerance");
+    expect(course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e-4, 0).ok,
+           "compare_close passes within tolerance");
     fg[1] = std::nanf("");
-    expect(!course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e9, 1e9).ok, "compare_close: NaN never passes");
+    expect(!course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e9, 1e9).ok,
+           "compare_close: NaN never passes");
     fg[1] = std::numeric_limits<float>::infinity();
-    expect(!course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e9, 1e9).ok, "compare_close: inf never passes a finite reference");
+    expect(!course::compare_close(fg.data(), fw.data(), scale.data(), 3, 1e9, 1e9).ok,
+           "compare_close: inf never passes a finite reference");
 }
 
 static void test_battery_sizes() {
@@ -234,7 +254,8 @@ static void test_text() {
     expect(course::printable("\x01\x02", 4) == "\\x01...", "printable counts the escapes' characters");
     expect(course::one_line("caf\xc3\xa9\r\n\x1b[31m\x7f") == "caf\xc3\xa9\\x0d\\x0a\\x1b[31m\\x7f",
            "one_line keeps UTF-8, escapes control characters and DEL");
-    expect(course::one_line(std::string(3000, 'a')) == std::string(2000, 'a'), "one_line stops at 2000 characters, no mark");
+    expect(course::one_line(std::string(3000, 'a')) == std::string(2000, 'a'),
+           "one_line stops at 2000 characters, no mark");
 }
 
 int main() {

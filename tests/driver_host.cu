@@ -67,16 +67,14 @@ static void test_csv_provenance() {
     bool refused = false;
     try {
         std::fclose(course::open_csv(path));
-    } catch (const course::UsageError&) {
-        refused = true;
-    }
+    } catch (const course::UsageError&) { refused = true; }
     expect(refused && read_all(path).find("commit") == std::string::npos,
            "an --csv file with the older columns is refused and left as it was");
     std::remove(path.c_str());
     FILE* f = course::open_csv(path);   // a new file gets the header
     std::fclose(f);
     expect(read_all(path) == header + "\n", "a new --csv file starts with the header");
-    f = course::open_csv(path);        // and is appended to afterwards
+    f = course::open_csv(path);   // and is appended to afterwards
     std::fclose(f);
     expect(read_all(path) == header + "\n", "an --csv file with the same columns is reopened as it is");
     std::remove(path.c_str());
@@ -95,14 +93,13 @@ static void test_type_dispatch() {
             using T = typename decltype(tag)::type;
             return fns.get<T>()(T{}) + (std::is_same<T, float>::value ? 100 : 0);
         });
-        expect(got == want, std::string("dispatch_type maps '") + name + "' to its C++ type and its registered launcher");
+        expect(got == want,
+               std::string("dispatch_type maps '") + name + "' to its C++ type and its registered launcher");
     }
     bool refused = false;
     try {
         course::dispatch_type("float64", Types{}, [](auto) { return 0; });
-    } catch (const course::UsageError&) {
-        refused = true;
-    }
+    } catch (const course::UsageError&) { refused = true; }
     expect(refused, "dispatch_type refuses a --type the list does not hold (a usage error)");
 }
 

@@ -20,8 +20,13 @@
 static int g_passed = 0, g_failed = 0;
 
 static void report(const std::string& name, bool ok, const std::string& why = "") {
-    if (ok) { std::printf("PASS %s\n", name.c_str()); ++g_passed; }
-    else { std::printf("FAIL %s: %s\n", name.c_str(), why.c_str()); ++g_failed; }
+    if (ok) {
+        std::printf("PASS %s\n", name.c_str());
+        ++g_passed;
+    } else {
+        std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+        ++g_failed;
+    }
 }
 
 // Brute force: the definition, one element at a time.
@@ -57,7 +62,8 @@ static void test_reference_int() {
                 std::vector<uint32_t> ref;
                 scan::reference(in, kind, ref, nullptr);
                 auto brute = brute_int(in, kind);
-                std::string name = std::string("reference_int32_") + dist + "_" + kind_name(kind) + "_n" + std::to_string(n);
+                std::string name =
+                    std::string("reference_int32_") + dist + "_" + kind_name(kind) + "_n" + std::to_string(n);
                 if (ref != brute) {
                     size_t i = 0;
                     while (i < n && ref[i] == brute[i]) ++i;
@@ -100,8 +106,8 @@ static void test_reference_float() {
                     ok = std::fabs(ref[i] - brute[i]) <= 1e-12 * (run_abs + 1) &&
                          std::fabs(abs_sum[i] - run_abs) <= 1e-12 * (run_abs + 1);
                 }
-                report(std::string("reference_float32_") + dist + "_" + kind_name(kind) + "_n" + std::to_string(n),
-                       ok, "double reference or |x| running sum differs from brute force");
+                report(std::string("reference_float32_") + dist + "_" + kind_name(kind) + "_n" + std::to_string(n), ok,
+                       "double reference or |x| running sum differs from brute force");
             }
 }
 
@@ -148,13 +154,15 @@ static void test_float_tolerance() {
         std::vector<double> ref, abs_sum;
         scan::reference(in, scan::Kind::inclusive, ref, &abs_sum);
         std::vector<float> gpu = gpu_order_float_scan(in);
-        auto r = course::compare_close(gpu.data(), ref.data(), abs_sum.data(), n, scan::kFloatRelTol, scan::kFloatAbsTol);
+        auto r =
+            course::compare_close(gpu.data(), ref.data(), abs_sum.data(), n, scan::kFloatRelTol, scan::kFloatAbsTol);
         report(std::string("float_tolerance_accepts_gpu_order_float32_") + dist, r.ok, r.message);
         // an error of 1e-3 of the scale at one element must fail
         std::vector<float> bad = gpu;
         size_t k = n / 2;
         bad[k] = float(ref[k] + 1e-3 * abs_sum[k]);
-        auto rb = course::compare_close(bad.data(), ref.data(), abs_sum.data(), n, scan::kFloatRelTol, scan::kFloatAbsTol);
+        auto rb =
+            course::compare_close(bad.data(), ref.data(), abs_sum.data(), n, scan::kFloatRelTol, scan::kFloatAbsTol);
         report(std::string("float_tolerance_rejects_1e-3_error_") + dist, !rb.ok, "a 1e-3 relative error passed");
     }
     {   // the sequential float loop: fine on random signs, past the tolerance on a sorted ramp
@@ -166,10 +174,12 @@ static void test_float_tolerance() {
             std::vector<float> seq(n);
             float run = 0;
             for (size_t i = 0; i < n; ++i) seq[i] = run += in[i];
-            auto r = course::compare_close(seq.data(), ref.data(), abs_sum.data(), n, scan::kFloatRelTol, scan::kFloatAbsTol);
+            auto r = course::compare_close(seq.data(), ref.data(), abs_sum.data(), n, scan::kFloatRelTol,
+                                           scan::kFloatAbsTol);
             bool expect_ok = std::string(dist) == "uniform";
             report(std::string("sequential_float32_loop_") + (expect_ok ? "passes_" : "exceeds_tolerance_on_") + dist,
-                   r.ok == expect_ok, expect_ok ? r.message : "the sequential loop passed: the README's example is stale");
+                   r.ok == expect_ok,
+                   expect_ok ? r.message : "the sequential loop passed: the README's example is stale");
         }
     }
     std::vector<float> in = {1.f, 2.f, 3.f};
@@ -206,7 +216,10 @@ static void test_shapes() {
     long long run = 0, wraps = 0;
     for (int32_t v : m) {
         run += v;
-        if (run > INT32_MAX || run < INT32_MIN) { ++wraps; run = int32_t(uint32_t(run)); }
+        if (run > INT32_MAX || run < INT32_MIN) {
+            ++wraps;
+            run = int32_t(uint32_t(run));
+        }
     }
     report("shape_intmax_sums_wrap", wraps > 1000, std::to_string(wraps) + " wraps");
 
@@ -266,8 +279,7 @@ static void test_checker_catches() {
 
 // Bank-conflict model of the Blelloch tree: for every level of both sweeps and every warp, the
 // number of shared-memory wavefronts = the most distinct words any one bank must serve.
-template <class P>
-static long long tree_wavefronts(int N) {
+template <class P> static long long tree_wavefronts(int N) {
     long long total = 0;
     auto level = [&](int active, int offset) {
         for (int w0 = 0; w0 < active; w0 += 32) {
@@ -286,7 +298,10 @@ static long long tree_wavefronts(int N) {
     };
     int offset = 1;
     for (int active = N / 2; active > 0; active /= 2, offset *= 2) level(active, offset);
-    for (int active = 1; active < N; active *= 2) { offset /= 2; level(active, offset); }
+    for (int active = 1; active < N; active *= 2) {
+        offset /= 2;
+        level(active, offset);
+    }
     return total;
 }
 

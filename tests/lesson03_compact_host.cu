@@ -36,7 +36,8 @@ static void test_selectivity() {
 
 static std::vector<int32_t> brute_compact(const std::vector<int32_t>& in, uint32_t pct) {
     std::vector<int32_t> out;
-    for (int32_t x : in) if (compact::keep(x, pct)) out.push_back(x);
+    for (int32_t x : in)
+        if (compact::keep(x, pct)) out.push_back(x);
     return out;
 }
 
@@ -65,24 +66,31 @@ static void test_compact_checker() {
     expect(compact::check(nullptr, 0, empty).ok, "compact checker passes an empty answer");
     expect(!compact::check(ref.data(), 1, empty).ok, "compact checker fails a count of 1 for nothing kept");
     {
-        auto g = ref; std::swap(g[10], g[11]);
+        auto g = ref;
+        std::swap(g[10], g[11]);
         expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails a swapped pair (lost order)");
     }
     {
-        auto g = ref; std::reverse(g.begin(), g.end());
-        expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails the right multiset in the wrong order");
+        auto g = ref;
+        std::reverse(g.begin(), g.end());
+        expect(!compact::check(g.data(), g.size(), ref).ok,
+               "compact checker fails the right multiset in the wrong order");
     }
     expect(!compact::check(ref.data(), ref.size() - 1, ref).ok, "compact checker fails count - 1");
     {
-        auto g = ref; g.push_back(ref.back());
+        auto g = ref;
+        g.push_back(ref.back());
         expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails count + 1");
     }
     {
-        auto g = ref; g[ref.size() / 2] = int32_t(0xABABABABu);
+        auto g = ref;
+        g[ref.size() / 2] = int32_t(0xABABABABu);
         expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails a poisoned (unwritten) element");
     }
     {
-        auto g = ref; g.erase(g.begin() + 5); g.push_back(ref.back());   // one missing, the tail shifted
+        auto g = ref;
+        g.erase(g.begin() + 5);
+        g.push_back(ref.back());   // one missing, the tail shifted
         expect(!compact::check(g.data(), g.size(), ref).ok, "compact checker fails a missing element");
     }
     {
@@ -97,8 +105,7 @@ static void test_compact_checker() {
 // the warp scan done as a plain sum over lanes (what the 5 shuffle steps compute), then every lane
 // stages its kept elements with compact::stage_kept into the warp's run. The run must be exactly
 // the kept elements in memory order, nothing written past it, and the count must match.
-template <int kVecs>
-static bool host_warp_stage(uint32_t pct, uint64_t seed, bool use_inclusive, std::string& why) {
+template <int kVecs> static bool host_warp_stage(uint32_t pct, uint64_t seed, bool use_inclusive, std::string& why) {
     constexpr int kWords = (kVecs + 3) / 4;
     int32_t x[32][kVecs][4];
     uint32_t flags[32][kWords] = {};
@@ -119,7 +126,7 @@ static bool host_warp_stage(uint32_t pct, uint64_t seed, bool use_inclusive, std
         uint32_t run = 0;
         for (int lane = 0; lane < 32; ++lane) {
             const uint32_t counts = compact::row_counts(flags[lane][w]);
-            run += counts;                       // packed: four byte sums at once
+            run += counts;   // packed: four byte sums at once
             incl[lane][w] = run;
             excl[lane][w] = run - counts;
         }
@@ -156,7 +163,8 @@ static void test_compact03_packed_flags() {
         }
     ok &= compact::row_counts(0x0F0F0F0Fu) == 0x04040404u && compact::row_counts(0x05030F01u) == 0x02020401u;
     expect(ok, "compact::row_counts counts the low nibble of every byte separately");
-    expect(compact::flag_bit(0, 0) == 1u && compact::flag_bit(5, 3) == (1u << 11) && compact::flag_bit(11, 2) == (1u << 26),
+    expect(compact::flag_bit(0, 0) == 1u && compact::flag_bit(5, 3) == (1u << 11) &&
+               compact::flag_bit(11, 2) == (1u << 26),
            "compact::flag_bit: row j, element k is bit 8 (j % 4) + k");
     expect(compact::bytes_sum(0x80808080u) == 512 && compact::byte_of(0x12345678u, 2) == 0x34u,
            "compact::bytes_sum / byte_of");
@@ -175,7 +183,8 @@ static void test_compact03_packed_flags() {
             ok = ok && host_warp_stage<6>(pct, seed, false, why);    // 256 threads x 24 items
             ok = ok && host_warp_stage<1>(pct, seed, false, why);
         }
-    expect(ok, "compact_03 byte-scan staging: a warp's run is its kept elements in order (rows 1/5/6/12/16, 0..100 %)", why);
+    expect(ok, "compact_03 byte-scan staging: a warp's run is its kept elements in order (rows 1/5/6/12/16, 0..100 %)",
+           why);
     std::string ignored;
     expect(!host_warp_stage<12>(50, 1, true, ignored),
            "the same simulation with the INCLUSIVE lane counts (an off-by-one lane) is caught");
@@ -187,19 +196,38 @@ static void test_expand_generators() {
     const size_t n = 1 << 20;
     std::vector<int32_t> c;
     bool ok = expand::generate_counts(c, n, "uniform", 5);
-    int32_t mx = 0; size_t zeros = 0; bool nonneg = true;
-    for (int32_t x : c) { mx = std::max(mx, x); zeros += x == 0; nonneg &= x >= 0; }
+    int32_t mx = 0;
+    size_t zeros = 0;
+    bool nonneg = true;
+    for (int32_t x : c) {
+        mx = std::max(mx, x);
+        zeros += x == 0;
+        nonneg &= x >= 0;
+    }
     expect(ok && nonneg && mx == 8 && zeros > n / 12 && zeros < n / 6, "counts 'uniform' are 0..8",
            "max " + std::to_string(mx) + " zeros " + std::to_string(zeros));
 
     expand::generate_counts(c, n, "zeros", 5);
-    zeros = 0; mx = 0; nonneg = true;
-    for (int32_t x : c) { mx = std::max(mx, x); zeros += x == 0; nonneg &= x >= 0; }
-    expect(nonneg && zeros > n * 93 / 100 && zeros < n * 97 / 100 && mx <= 64, "counts 'zeros' are ~95% zeros, the rest <= 64");
+    zeros = 0;
+    mx = 0;
+    nonneg = true;
+    for (int32_t x : c) {
+        mx = std::max(mx, x);
+        zeros += x == 0;
+        nonneg &= x >= 0;
+    }
+    expect(nonneg && zeros > n * 93 / 100 && zeros < n * 97 / 100 && mx <= 64,
+           "counts 'zeros' are ~95% zeros, the rest <= 64");
 
     expand::generate_counts(c, n, "powerlaw", 5);
-    zeros = 0; mx = 0; nonneg = true;
-    for (int32_t x : c) { mx = std::max(mx, x); zeros += x == 0; nonneg &= x >= 0; }
+    zeros = 0;
+    mx = 0;
+    nonneg = true;
+    for (int32_t x : c) {
+        mx = std::max(mx, x);
+        zeros += x == 0;
+        nonneg &= x >= 0;
+    }
     uint64_t total = expand::total_of(c);
     expect(nonneg && zeros > n / 2 && mx > 1000 && uint64_t(mx) * 50 > total / 1000 && total < 8ull * n,
            "counts 'powerlaw' have many zeros and a few huge counts",
@@ -235,24 +263,28 @@ static void test_expand_reference_and_checker() {
     expand::generate_counts(c, 20000, "uniform", 11);
     auto r = expand::reference(c);
     {
-        auto g = r; size_t i = 0;
+        auto g = r;
+        size_t i = 0;
         while (g[i] == g[i + 1]) ++i;
         std::swap(g[i], g[i + 1]);
         expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails a swapped pair");
     }
     {
-        auto g = r; size_t i = 1;
+        auto g = r;
+        size_t i = 1;
         while (g[i] == g[i - 1]) ++i;
         g[i] = g[i - 1];   // the first output of an item handed to its predecessor (the tie pitfall)
         expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails an off-by-one at a run boundary");
     }
     {
-        auto g = r; g[g.size() / 3] = int32_t(0xABABABABu);
+        auto g = r;
+        g[g.size() / 3] = int32_t(0xABABABABu);
         expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails a poisoned (unwritten) output");
     }
     expect(!expand::check(r.data(), r.size() - 1, c).ok, "expand checker fails a short output");
     {
-        auto g = r; g.push_back(g.back());
+        auto g = r;
+        g.push_back(g.back());
         expect(!expand::check(g.data(), g.size(), c).ok, "expand checker fails a long output");
     }
 }
@@ -266,7 +298,10 @@ static std::vector<int32_t> host_merge_path(const std::vector<int32_t>& counts, 
     uint64_t total = expand::total_of(counts);
     std::vector<uint32_t> off(n);
     uint64_t run = 0;
-    for (size_t i = 0; i < n; ++i) { off[i] = uint32_t(run); run += uint64_t(counts[i]); }
+    for (size_t i = 0; i < n; ++i) {
+        off[i] = uint32_t(run);
+        run += uint64_t(counts[i]);
+    }
     std::vector<int32_t> out(total, int32_t(0xABABABABu));
     if (n == 0 || total == 0) return out;
     expand::GlobalEnds global{off.data(), n, size_t(total)};
@@ -304,7 +339,10 @@ static void test_merge_path_on_host() {
                 expand::generate_counts(c, n, d, n * 7 + 3);
                 auto got = host_merge_path<false>(c, tp.first, tp.second);
                 auto r = expand::check(got.data(), got.size(), c);
-                if (!r.ok) { ok = false; why = d + " n=" + std::to_string(n) + " tile " + std::to_string(tp.first) + ": " + r.message; }
+                if (!r.ok) {
+                    ok = false;
+                    why = d + " n=" + std::to_string(n) + " tile " + std::to_string(tp.first) + ": " + r.message;
+                }
             }
     expect(ok, "merge-path search + walk (expand_02's functions) expand every distribution correctly", why);
     std::vector<int32_t> c = {2, 0, 3, 0, 0, 1};
@@ -316,8 +354,10 @@ static void test_merge_path_on_host() {
     // The search itself on a tiny case: ends {2, 2, 5}; diagonal 3 = outputs 0, 1 and item end 0.
     std::vector<uint32_t> off = {0, 2, 2};
     expand::GlobalEnds g{off.data(), 3, 5};
-    expect(expand::merge_path_search<false>(0, g, 5, 3, 3) == 2 && expand::merge_path_search<false>(0, g, 5, 3, 4) == 2 &&
-           expand::merge_path_search<false>(0, g, 5, 3, 5) == 3 && expand::merge_path_search<false>(0, g, 5, 3, 8) == 5,
+    expect(expand::merge_path_search<false>(0, g, 5, 3, 3) == 2 &&
+               expand::merge_path_search<false>(0, g, 5, 3, 4) == 2 &&
+               expand::merge_path_search<false>(0, g, 5, 3, 5) == 3 &&
+               expand::merge_path_search<false>(0, g, 5, 3, 8) == 5,
            "merge_path_search finds the split on hand-checked diagonals");
 }
 
@@ -346,8 +386,8 @@ static void test_group_partition() {
                 if (q.a != a || q.b != diag - a || q.off_b != want_off) {
                     ok = false;
                     why = d + " n=" + std::to_string(n) + " diagonal " + std::to_string(diag) + ": got (" +
-                          std::to_string(q.a) + ", " + std::to_string(q.b) + ") expected (" + std::to_string(a) +
-                          ", " + std::to_string(diag - a) + ")";
+                          std::to_string(q.a) + ", " + std::to_string(q.b) + ") expected (" + std::to_string(a) + ", " +
+                          std::to_string(diag - a) + ")";
                     break;
                 }
             }

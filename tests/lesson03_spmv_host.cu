@@ -44,7 +44,8 @@ static std::string csr_problem(const spmv::HostCsr& A) {
         if (A.row_ptr[i + 1] < A.row_ptr[i]) return "row_ptr decreases at row " + std::to_string(i);
         for (int64_t k = A.row_ptr[i]; k < A.row_ptr[i + 1]; ++k) {
             if (A.col[k] < 0 || A.col[k] >= A.cols) return "column out of range in row " + std::to_string(i);
-            if (k > A.row_ptr[i] && A.col[k] <= A.col[k - 1]) return "columns not strictly increasing in row " + std::to_string(i);
+            if (k > A.row_ptr[i] && A.col[k] <= A.col[k - 1])
+                return "columns not strictly increasing in row " + std::to_string(i);
         }
     }
     return "";
@@ -52,7 +53,8 @@ static std::string csr_problem(const spmv::HostCsr& A) {
 
 static void test_mtx_good() {
     {   // general real, unsorted entries, a duplicate (summed), comments, blank lines, CRLF
-        std::string p = tmp_file("general",
+        std::string p = tmp_file(
+            "general",
             "%%MatrixMarket matrix coordinate real general\r\n% a comment\n\n3 4 5\n3 1 2.5\n1 4 -1e-1\n1 2 3\n3 1 0.5\n2 3 7\n");
         spmv::HostCsr A = spmv::read_mtx(p);
         std::vector<double> d = dense(A);
@@ -62,7 +64,8 @@ static void test_mtx_good() {
         std::remove(p.c_str());
     }
     {   // symmetric pattern: off-diagonal mirrored, diagonal once, values 1
-        std::string p = tmp_file("sympat", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n3 1\n3 2\n");
+        std::string p =
+            tmp_file("sympat", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n3 1\n3 2\n");
         spmv::HostCsr A = spmv::read_mtx(p);
         std::vector<double> d = dense(A);
         bool ok = A.nnz() == 5 && csr_problem(A).empty() && d[0] == 1 && d[2 * 3 + 0] == 1 && d[0 * 3 + 2] == 1 &&
@@ -87,7 +90,11 @@ static void test_mtx_good() {
 }
 
 static void test_mtx_bad() {
-    struct Bad { const char* name; const char* text; const char* expect_in_message; };
+    struct Bad {
+        const char* name;
+        const char* text;
+        const char* expect_in_message;
+    };
     const Bad bad[] = {
         {"empty_file", "", "empty file"},
         {"no_banner", "3 3 1\n1 1 1\n", "not a Matrix Market file"},
@@ -118,15 +125,16 @@ static void test_mtx_bad() {
         std::string msg;
         try {
             spmv::read_mtx(p);
-        } catch (const spmv::MtxError& e) {
-            msg = e.what();
-        }
-        bool ok = !msg.empty() && msg.find(b.expect_in_message) != std::string::npos && msg.find('\n') == std::string::npos;
+        } catch (const spmv::MtxError& e) { msg = e.what(); }
+        bool ok =
+            !msg.empty() && msg.find(b.expect_in_message) != std::string::npos && msg.find('\n') == std::string::npos;
         expect(ok, std::string("mtx refuses ") + b.name, msg.empty() ? "accepted" : "message: " + msg);
         std::remove(p.c_str());
     }
     std::string msg;
-    try { spmv::read_mtx("/tmp/lesson03_spmv_host_no_such_file.mtx"); } catch (const spmv::MtxError& e) { msg = e.what(); }
+    try {
+        spmv::read_mtx("/tmp/lesson03_spmv_host_no_such_file.mtx");
+    } catch (const spmv::MtxError& e) { msg = e.what(); }
     expect(msg.find("cannot open") != std::string::npos, "mtx refuses a missing file", msg);
 }
 
@@ -136,7 +144,10 @@ static void test_generators() {
             for (int64_t per : {1, 3, 16, 100}) {
                 spmv::HostCsr A = spmv::generate_matrix(fam, rows, per, 7);
                 std::string why = csr_problem(A);
-                if (!why.empty()) { expect(false, "generator " + fam + " is a valid CSR", why); return; }
+                if (!why.empty()) {
+                    expect(false, "generator " + fam + " is a valid CSR", why);
+                    return;
+                }
             }
     expect(true, "generators: every family, sizes and per_row give a valid sorted CSR");
 
@@ -149,8 +160,9 @@ static void test_generators() {
         spmv::HostCsr A = spmv::generate_matrix("poisson2d", 100, 16, 1);   // 10 x 10 grid
         std::vector<int64_t> L = lengths(A);
         std::vector<double> d = dense(A);
-        bool ok = L[0] == 3 && L[11] == 5 && L[99] == 3 && L[5] == 4 && d[11 * 100 + 11] == 4 && d[11 * 100 + 1] == -1 &&
-                  d[11 * 100 + 21] == -1 && d[10 * 100 + 9] == 0;   // row 10 starts a grid row: no left neighbour
+        bool ok = L[0] == 3 && L[11] == 5 && L[99] == 3 && L[5] == 4 && d[11 * 100 + 11] == 4 &&
+                  d[11 * 100 + 1] == -1 && d[11 * 100 + 21] == -1 &&
+                  d[10 * 100 + 9] == 0;   // row 10 starts a grid row: no left neighbour
         expect(ok, "poisson2d: 5-point stencil on the grid, no wrap across grid rows");
     }
     {
@@ -183,7 +195,8 @@ static void test_generators() {
         for (int i = 1000; i < 2000; ++i) ok &= L[i] == 0;
         int64_t nonempty = 0;
         for (int64_t l : L) nonempty += l > 0;
-        expect(ok && nonempty > 1000 && nonempty < 2000, "empty_rows: first, last, the 2nd quarter and ~half the rest empty");
+        expect(ok && nonempty > 1000 && nonempty < 2000,
+               "empty_rows: first, last, the 2nd quarter and ~half the rest empty");
     }
     {
         spmv::HostCsr A = spmv::generate_matrix("giant_row", 3000, 16, 1);
@@ -191,13 +204,18 @@ static void test_generators() {
         expect(L[1000] == 3000 && L[0] == 2 && L[2999] == 2, "giant_row: row n/3 holds every column, others per_row/8");
     }
     {
-        spmv::HostCsr a = spmv::generate_matrix("powerlaw", 3000, 16, 9), b = spmv::generate_matrix("powerlaw", 3000, 16, 9);
+        spmv::HostCsr a = spmv::generate_matrix("powerlaw", 3000, 16, 9),
+                      b = spmv::generate_matrix("powerlaw", 3000, 16, 9);
         spmv::HostCsr c = spmv::generate_matrix("powerlaw", 3000, 16, 10);
-        expect(a.col == b.col && a.val == b.val && a.col != c.col, "generators: same seed same matrix, other seed other");
+        expect(a.col == b.col && a.val == b.val && a.col != c.col,
+               "generators: same seed same matrix, other seed other");
     }
     std::vector<float> x = spmv::make_x<float>(10000, 3);
     int neg = 0, ones = 0;
-    for (float v : x) { neg += v < 0; ones += v == 1.0f; }
+    for (float v : x) {
+        neg += v < 0;
+        ones += v == 1.0f;
+    }
     expect(neg > 4000 && neg < 6000 && ones == 0, "x: random signs, not all ones");
 }
 
@@ -213,14 +231,22 @@ static void test_reference() {
             bool ok = true;
             for (int64_t i = 0; i < A.rows; ++i) {
                 double s = 0, a = 0;
-                for (int64_t j = 0; j < A.cols; ++j) { s += d[size_t(i * A.cols + j)] * x[size_t(j)]; a += std::fabs(d[size_t(i * A.cols + j)] * x[size_t(j)]); }
-                ok &= std::fabs(s - ref[size_t(i)]) <= 1e-12 * (1 + a) && std::fabs(a - scale[size_t(i)]) <= 1e-12 * (1 + a);
+                for (int64_t j = 0; j < A.cols; ++j) {
+                    s += d[size_t(i * A.cols + j)] * x[size_t(j)];
+                    a += std::fabs(d[size_t(i * A.cols + j)] * x[size_t(j)]);
+                }
+                ok &= std::fabs(s - ref[size_t(i)]) <= 1e-12 * (1 + a) &&
+                      std::fabs(a - scale[size_t(i)]) <= 1e-12 * (1 + a);
             }
-            if (!ok) { expect(false, "reference = dense brute force on " + fam + " rows=" + std::to_string(rows)); return; }
+            if (!ok) {
+                expect(false, "reference = dense brute force on " + fam + " rows=" + std::to_string(rows));
+                return;
+            }
         }
     expect(true, "reference = dense brute force (every family, 1/17/300 rows)");
     {   // a .mtx file through the whole host path
-        std::string p = tmp_file("ref", "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n3 2 4\n3 3 1\n");
+        std::string p =
+            tmp_file("ref", "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n3 2 4\n3 3 1\n");
         spmv::HostCsr A = spmv::read_mtx(p);
         std::vector<float> val(A.val.begin(), A.val.end()), x = {1.0f, 2.0f, -1.0f};
         std::vector<double> ref, scale;
@@ -254,11 +280,15 @@ static void test_checker() {
         expect(!c.ok, std::string("checker fails ") + name, "passed");
     };
     int64_t b = A.row_ptr[r];
-    planted("a missing term (off by one at the row end)", [&](std::vector<float>& v) { v[size_t(r)] -= val[A.row_ptr[r + 1] - 1] * x[A.col[A.row_ptr[r + 1] - 1]]; });
+    planted("a missing term (off by one at the row end)",
+            [&](std::vector<float>& v) { v[size_t(r)] -= val[A.row_ptr[r + 1] - 1] * x[A.col[A.row_ptr[r + 1] - 1]]; });
     planted("a doubled term", [&](std::vector<float>& v) { v[size_t(r)] += val[b] * x[A.col[b]]; });
-    planted("a wrong column (x[col+1])", [&](std::vector<float>& v) { v[size_t(r)] += val[b] * (x[A.col[b] + 1 < A.cols ? A.col[b] + 1 : 0] - x[A.col[b]]); });
+    planted("a wrong column (x[col+1])", [&](std::vector<float>& v) {
+        v[size_t(r)] += val[b] * (x[A.col[b] + 1 < A.cols ? A.col[b] + 1 : 0] - x[A.col[b]]);
+    });
     planted("two rows swapped", [&](std::vector<float>& v) { std::swap(v[size_t(r)], v[size_t(r + 1)]); });
-    planted("an unwritten row (poison 0xAB)", [&](std::vector<float>& v) { std::memset(&v[size_t(r)], 0xAB, sizeof(float)); });
+    planted("an unwritten row (poison 0xAB)",
+            [&](std::vector<float>& v) { std::memset(&v[size_t(r)], 0xAB, sizeof(float)); });
     planted("NaN", [&](std::vector<float>& v) { v[size_t(r)] = std::numeric_limits<float>::quiet_NaN(); });
     planted("inf", [&](std::vector<float>& v) { v[size_t(r)] = std::numeric_limits<float>::infinity(); });
     // an empty row must be exactly 0: the poison pattern and a stray value both fail
@@ -296,15 +326,17 @@ static void test_args() {
 // nonzeros, the sentinel, one spare product slot), search_local and walk as the kernel, and the
 // open sums added to their row (or carried to the next tile) as the kernel's atomics do. y must
 // equal the reference for every family, tile shape and thread count.
-template <int kItems>
-static std::string tile_problem(const spmv::HostCsr& A, int block) {
+template <int kItems> static std::string tile_problem(const spmv::HostCsr& A, int block) {
     const int64_t rows = A.rows, nnz = int64_t(A.nnz()), total = rows + nnz, tile = int64_t(block) * kItems;
     // Row end i sits at merge position i + row_ptr[i + 1] (after its row's nonzeros and the earlier
     // row ends): the row ends among the first d items are those at positions < d. The positions
     // come from one linear merge (the definition), then a lookup answers any diagonal.
     std::vector<int64_t> pos;
     for (int64_t i = 0, k = 0; i < rows;) {
-        if (A.row_ptr[size_t(i) + 1] <= k) { pos.push_back(i + k); ++i; } else ++k;
+        if (A.row_ptr[size_t(i) + 1] <= k) {
+            pos.push_back(i + k);
+            ++i;
+        } else ++k;
     }
     auto brute = [&](int64_t d) { return int64_t(std::lower_bound(pos.begin(), pos.end(), d) - pos.begin()); };
     std::vector<double> x(size_t(A.cols)), y(size_t(rows), 0.0);
@@ -326,9 +358,11 @@ static std::string tile_problem(const spmv::HostCsr& A, int block) {
             int j = dt - i;
             if (i != int(brute(d0 + dt) - r0)) return "search_local wrong at diagonal " + std::to_string(d0 + dt);
             double sum = 0;
-            if (dt_end - dt == kItems) spmv::merge::walk<kItems, true>(re.data(), prod.data(), ys.data(), i, j, kItems, sum);
+            if (dt_end - dt == kItems)
+                spmv::merge::walk<kItems, true>(re.data(), prod.data(), ys.data(), i, j, kItems, sum);
             else spmv::merge::walk<kItems, false>(re.data(), prod.data(), ys.data(), i, j, dt_end - dt, sum);
-            if (i + j != dt_end) return "walk took " + std::to_string(i + j - dt) + " items, not " + std::to_string(dt_end - dt);
+            if (i + j != dt_end)
+                return "walk took " + std::to_string(i + j - dt) + " items, not " + std::to_string(dt_end - dt);
             if (dt < dt_end) open.push_back({i, sum});
         }
         for (auto& o : open) (o.first < n_rows ? ys[size_t(o.first)] : carry) += o.second;
@@ -355,7 +389,8 @@ static void test_merge_tile() {
                     std::string why = tile_problem<11>(A, 32);
                     if (why.empty()) why = tile_problem<5>(A, 64);
                     if (why.empty()) why = tile_problem<3>(A, 1);
-                    if (!why.empty()) return fam + " rows=" + std::to_string(rows) + " per_row=" + std::to_string(per) + ": " + why;
+                    if (!why.empty())
+                        return fam + " rows=" + std::to_string(rows) + " per_row=" + std::to_string(per) + ": " + why;
                 }
         return std::string();
     };
@@ -365,7 +400,11 @@ static void test_merge_tile() {
     // threads of 4 items: thread 0 walks nonzero a, row end 0, row end 1, nonzero b (left open);
     // thread 1 walks nonzero c and row end 2.
     spmv::HostCsr H;
-    H.rows = 3; H.cols = 3; H.row_ptr = {0, 1, 1, 3}; H.col = {0, 1, 2}; H.val = {2, 3, 4};
+    H.rows = 3;
+    H.cols = 3;
+    H.row_ptr = {0, 1, 1, 3};
+    H.col = {0, 1, 2};
+    H.val = {2, 3, 4};
     std::vector<int> re = {1, 1, 3, 0x7FFFFFFF};
     std::vector<double> prod = {2, 3, 4, 0}, ys(6, -1);
     int i = spmv::merge::search_local(0, 3, 3, re.data()), j = 0;
@@ -384,8 +423,7 @@ static void test_merge_tile() {
 // partition_tiles does with shuffles. Returns the steps taken, or -1 when the boundary found is
 // wrong. `guessed` false: every step evenly spaced (spmv_05's earlier partition, the yardstick for
 // the step counts below).
-template <int G>
-static int guess_search_steps(const spmv::HostCsr& A, int64_t d, int64_t want, bool guessed) {
+template <int G> static int guess_search_steps(const spmv::HostCsr& A, int64_t d, int64_t want, bool guessed) {
     const int64_t rows = A.rows, nnz = int64_t(A.nnz());
     int64_t lo = d > nnz ? d - nnz : 0, hi = d < rows ? d : rows;
     const int64_t guess = spmv::merge::linear_guess(d, rows, nnz);
@@ -420,14 +458,19 @@ static void test_partition_guess() {
             const int64_t total = rows + int64_t(A.nnz());
             std::vector<int64_t> pos;   // merge position of each row end (as in tile_problem)
             for (int64_t i = 0, k = 0; i < rows;) {
-                if (A.row_ptr[size_t(i) + 1] <= k) { pos.push_back(i + k); ++i; } else ++k;
+                if (A.row_ptr[size_t(i) + 1] <= k) {
+                    pos.push_back(i + k);
+                    ++i;
+                } else ++k;
             }
             for (int64_t tile : {int64_t(11), int64_t(2816), int64_t(1280)}) {
                 int max_guessed = 0, max_even = 0;
                 for (int64_t d = 0;; d = std::min(d + tile, total)) {
                     const int64_t want = int64_t(std::lower_bound(pos.begin(), pos.end(), d) - pos.begin());
-                    const int s8 = guess_search_steps<8>(A, d, want, true), s4 = guess_search_steps<4>(A, d, want, true);
-                    const int s2 = guess_search_steps<2>(A, d, want, true), e8 = guess_search_steps<8>(A, d, want, false);
+                    const int s8 = guess_search_steps<8>(A, d, want, true),
+                              s4 = guess_search_steps<4>(A, d, want, true);
+                    const int s2 = guess_search_steps<2>(A, d, want, true),
+                              e8 = guess_search_steps<8>(A, d, want, false);
                     const int s16 = guess_search_steps<16>(A, d, want, true);
                     if (s8 < 0 || s4 < 0 || s2 < 0 || s16 < 0 || e8 < 0) {
                         if (why.empty()) why = fam + " rows=" + std::to_string(rows) + " diagonal " + std::to_string(d);
@@ -446,7 +489,8 @@ static void test_partition_guess() {
     expect(why.empty(), "guessed partition search = merge positions (G = 16, 8, 4, 2; every family)", why);
     expect(worst_equal <= 1 && worst_banded <= 2 && over_even <= 1,
            "guessed partition: random in 1 step, banded in <= 2, slowest boundary <= even spacing's + 1 (random " +
-               std::to_string(worst_equal) + ", banded " + std::to_string(worst_banded) + ", over " + std::to_string(over_even) + ")");
+               std::to_string(worst_equal) + ", banded " + std::to_string(worst_banded) + ", over " +
+               std::to_string(over_even) + ")");
 }
 
 int main() {

@@ -42,13 +42,22 @@ static std::vector<uint32_t> sorted_random(size_t n, uint64_t seed, uint32_t ran
 }
 
 // The stable merge by hand: (key, 0 = from a / 1 = from b, index) in output order.
-struct Tagged { uint32_t key; int side; size_t idx; };
+struct Tagged {
+    uint32_t key;
+    int side;
+    size_t idx;
+};
 static std::vector<Tagged> brute_merge(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
     std::vector<Tagged> out;
     size_t i = 0, j = 0;
     while (i < a.size() || j < b.size()) {
-        if (j < b.size() && (i >= a.size() || b[j] < a[i])) { out.push_back({b[j], 1, j}); ++j; }
-        else { out.push_back({a[i], 0, i}); ++i; }
+        if (j < b.size() && (i >= a.size() || b[j] < a[i])) {
+            out.push_back({b[j], 1, j});
+            ++j;
+        } else {
+            out.push_back({a[i], 0, i});
+            ++i;
+        }
     }
     return out;
 }
@@ -65,16 +74,19 @@ static void test_merge_path() {
         for (size_t d = 0; d <= na + nb; ++d) {
             if (d > 0 && m[d - 1].side == 0) ++from_a;
             size_t got = cmp::merge_path(a.data(), na, b.data(), nb, d);
-            const int got32 = cmp::merge_path(a.data(), int(na), b.data(), int(nb), int(d));   // 05's shared-memory searches
+            const int got32 =
+                cmp::merge_path(a.data(), int(na), b.data(), int(nb), int(d));   // 05's shared-memory searches
             if (size_t(got32) != got) got = ~size_t(0);
             ++cases;
             if (got != from_a) {
-                if (!bad++) why = "na=" + std::to_string(na) + " nb=" + std::to_string(nb) + " diag=" + std::to_string(d) +
-                                  " expected " + std::to_string(from_a) + " got " + std::to_string(got);
+                if (!bad++)
+                    why = "na=" + std::to_string(na) + " nb=" + std::to_string(nb) + " diag=" + std::to_string(d) +
+                          " expected " + std::to_string(from_a) + " got " + std::to_string(got);
             }
         }
     }
-    expect(bad == 0, "merge_path equals the stable merge's split at every diagonal (" + std::to_string(cases) + " cases)", why);
+    expect(bad == 0,
+           "merge_path equals the stable merge's split at every diagonal (" + std::to_string(cases) + " cases)", why);
 }
 
 static void test_ranks_and_rank_merge() {
@@ -94,9 +106,13 @@ static void test_ranks_and_rank_merge() {
         for (size_t j = 0; j < nb; ++j) out[j + cmp::count_less_equal(a.data(), na, b[j])] = {b[j], 1, j};
         auto ref = brute_merge(a, b);
         for (size_t k = 0; k < out.size(); ++k)
-            if (out[k].side != ref[k].side || out[k].idx != ref[k].idx) { ++bad_merge; break; }
+            if (out[k].side != ref[k].side || out[k].idx != ref[k].idx) {
+                ++bad_merge;
+                break;
+            }
     }
-    expect(bad_rank == 0, "count_less / count_less_equal equal brute-force counts", std::to_string(bad_rank) + " wrong");
+    expect(bad_rank == 0, "count_less / count_less_equal equal brute-force counts",
+           std::to_string(bad_rank) + " wrong");
     expect(bad_merge == 0, "04's rank merge places every key exactly where the stable merge does",
            std::to_string(bad_merge) + " merges differ");
 }
@@ -114,7 +130,7 @@ static void test_tiled_merge_pass() {
         size_t width = (T / 2) << rnd(seed, 4, 4);
         std::vector<uint32_t> src(n);
         uint32_t range = 1 + rnd(seed, 5, seed % 2 ? 5 : 1000);
-        for (size_t r = 0; r < n; r += width) {                 // sorted runs of `width`
+        for (size_t r = 0; r < n; r += width) {   // sorted runs of `width`
             auto run = sorted_random(std::min(width, n - r), seed * 1000 + r, range);
             std::copy(run.begin(), run.end(), src.begin() + r);
         }
@@ -126,7 +142,7 @@ static void test_tiled_merge_pass() {
             splits[t] = cmp::merge_path(src.data() + a0, b0 - a0, src.data() + b0, e - b0, start - a0);
         }
         std::vector<uint32_t> dst(n, 0xDEADBEEF);
-        for (size_t t = 0; t < tiles; ++t) {                    // the merge kernel's arithmetic
+        for (size_t t = 0; t < tiles; ++t) {   // the merge kernel's arithmetic
             size_t start = t * T, a0 = start / (2 * width) * (2 * width);
             size_t b0 = std::min(a0 + width, n), e = std::min(a0 + 2 * width, n);
             size_t end = std::min(start + T, e);
@@ -138,10 +154,16 @@ static void test_tiled_merge_pass() {
             const cmp::TileSpan sp = cmp::tile_span(t, T, n, width, splits[t], next);
             if (sp.start != start || sp.a_at != a0 + ac0 || sp.b_at != b0 + (d0 - ac0) || size_t(sp.na) != a.size() ||
                 size_t(sp.nb) != b.size()) {
-                bad++; why = "tile_span differs at tile " + std::to_string(t); break;
+                bad++;
+                why = "tile_span differs at tile " + std::to_string(t);
+                break;
             }
             auto m = brute_merge(a, b);
-            if (m.size() != end - start) { bad++; why = "tile " + std::to_string(t) + " has the wrong size"; break; }
+            if (m.size() != end - start) {
+                bad++;
+                why = "tile " + std::to_string(t) + " has the wrong size";
+                break;
+            }
             for (size_t k = 0; k < m.size(); ++k) dst[start + k] = m[k].key;
         }
         for (size_t a0 = 0; a0 < n && !bad; a0 += 2 * width) {
@@ -149,10 +171,15 @@ static void test_tiled_merge_pass() {
             std::vector<uint32_t> a(src.begin() + a0, src.begin() + b0), b(src.begin() + b0, src.begin() + e);
             auto m = brute_merge(a, b);
             for (size_t k = 0; k < m.size(); ++k)
-                if (dst[a0 + k] != m[k].key) { bad++; why = "n=" + std::to_string(n) + " width=" + std::to_string(width); break; }
+                if (dst[a0 + k] != m[k].key) {
+                    bad++;
+                    why = "n=" + std::to_string(n) + " width=" + std::to_string(width);
+                    break;
+                }
         }
     }
-    expect(bad == 0, "05's tiled merge pass (splitters + independent tiles, cmp::tile_span) equals the stable merge", why);
+    expect(bad == 0, "05's tiled merge pass (splitters + independent tiles, cmp::tile_span) equals the stable merge",
+           why);
 }
 
 // A bounds-checked view of a|b for serial_merge_select: counts reads outside the thread's lists.
@@ -162,7 +189,10 @@ struct CheckedSeq {
     int a_lo, a_end, b_lo, b_end;
     mutable int bad_reads = 0;
     __host__ __device__ uint32_t operator[](int x) const {
-        if (!((x >= a_lo && x < a_end) || (x >= b_lo && x < b_end))) { ++bad_reads; return 0xDEADBEEFu; }
+        if (!((x >= a_lo && x < a_end) || (x >= b_lo && x < b_end))) {
+            ++bad_reads;
+            return 0xDEADBEEFu;
+        }
         return s[x];
     }
 };
@@ -204,8 +234,10 @@ static void test_serial_merge_select() {
     check_select<3>(100, cases, bad, why);
     check_select<16>(200, cases, bad, why);
     check_select<32>(200, cases, bad, why);
-    expect(bad == 0, "serial_merge_select equals the stable merge from every diagonal, reads only its lists (" +
-                         std::to_string(cases) + " cases)", why);
+    expect(bad == 0,
+           "serial_merge_select equals the stable merge from every diagonal, reads only its lists (" +
+               std::to_string(cases) + " cases)",
+           why);
     // The test can fail: a merge whose ties go to b must be caught on duplicates.
     std::vector<uint32_t> a = {1, 2, 2}, b = {2, 3};
     auto m = brute_merge(a, b);
@@ -231,7 +263,10 @@ static void test_warp_stripe() {
                     for (int it = 0; it < count; ++it) writer[size_t(first + it)] = t / 32;
                     for (int k = 0; k < items; ++k) {
                         const int x = cmp::warp_stripe(t, k, items);
-                        if (x < 0 || x >= tile) { if (!bad++) why = "position out of the tile"; continue; }
+                        if (x < 0 || x >= tile) {
+                            if (!bad++) why = "position out of the tile";
+                            continue;
+                        }
                         if (x < total) {
                             if (reader[size_t(x)] != -1 && !bad++) why = "position read twice";
                             reader[size_t(x)] = t / 32;
@@ -240,9 +275,10 @@ static void test_warp_stripe() {
                 }
                 for (int x = 0; x < total; ++x)
                     if ((reader[size_t(x)] != writer[size_t(x)] || writer[size_t(x)] < 0) && !bad++)
-                        why = "items=" + std::to_string(items) + " threads=" + std::to_string(threads) + " total=" +
-                              std::to_string(total) + ": position " + std::to_string(x) + " written by warp " +
-                              std::to_string(writer[size_t(x)]) + ", read by warp " + std::to_string(reader[size_t(x)]);
+                        why = "items=" + std::to_string(items) + " threads=" + std::to_string(threads) +
+                              " total=" + std::to_string(total) + ": position " + std::to_string(x) +
+                              " written by warp " + std::to_string(writer[size_t(x)]) + ", read by warp " +
+                              std::to_string(reader[size_t(x)]);
             }
         }
     }
@@ -319,7 +355,8 @@ static void test_bitonic() {
         }
     }
     expect(bad == 0, "always-ascending bitonic with skipped partners sorts every n in 0..300", why);
-    expect(bad03 == 0, "03's split of the network (tile sort, global steps, in-tile tails) sorts every n in 0..300", why03);
+    expect(bad03 == 0, "03's split of the network (tile sort, global steps, in-tile tails) sorts every n in 0..300",
+           why03);
     int wrong_fails = 0, pow2_ok = 0;
     for (size_t n = 2; n <= 300; ++n) {
         std::vector<uint32_t> v(n);
@@ -336,8 +373,16 @@ static void test_bitonic() {
            "powers of two sorted: " + std::to_string(pow2_ok) + "/8, other n failing: " + std::to_string(wrong_fails));
 }
 
-static float fbits(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
-static uint32_t bitsf(float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; }
+static float fbits(uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+}
+static uint32_t bitsf(float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
 
 static void test_key_order() {
     float a = 0.0f, b = -0.0f;
@@ -348,7 +393,8 @@ static void test_key_order() {
     float x = nan, y = inf;
     cmp::compare_exchange(x, y);
     bool ok1 = std::isinf(x) && std::isnan(y);
-    x = nneg; y = inf;
+    x = nneg;
+    y = inf;
     cmp::compare_exchange(x, y);
     bool ok2 = std::isinf(x) && std::isnan(y) && bitsf(y) == 0xFFC00001u;
     expect(ok1 && ok2, "compare_exchange puts every NaN (negative ones too) after +inf, bits kept");
@@ -359,7 +405,8 @@ static void test_key_order() {
     bitonic_whole(f);
     bool ordered = true;
     for (size_t i = 1; i < f.size(); ++i) ordered &= !key_less(f[i], f[i - 1]);
-    expect(ordered && bitsf(f[2]) == 0x80000000u && bitsf(f[3]) == 0u, "bitonic sorts specials in the lesson's float order");
+    expect(ordered && bitsf(f[2]) == 0x80000000u && bitsf(f[3]) == 0u,
+           "bitonic sorts specials in the lesson's float order");
 }
 
 static void test_checker_catches_unstable() {

@@ -18,17 +18,31 @@
 
 static int g_pass = 0, g_fail = 0;
 static void report(const std::string& name, bool ok, const std::string& why = "") {
-    if (ok) { std::printf("PASS %s\n", name.c_str()); ++g_pass; }
-    else { std::printf("FAIL %s: %s\n", name.c_str(), why.c_str()); ++g_fail; }
+    if (ok) {
+        std::printf("PASS %s\n", name.c_str());
+        ++g_pass;
+    } else {
+        std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+        ++g_fail;
+    }
 }
-static float fbits(uint32_t b) { float f; std::memcpy(&f, &b, 4); return f; }
-static uint32_t bitsf(float f) { uint32_t b; std::memcpy(&b, &f, 4); return b; }
+static float fbits(uint32_t b) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    return f;
+}
+static uint32_t bitsf(float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+}
 
 // The brute-force reference: selection sort by the lesson's order, O(n^2).
 template <class K> std::vector<K> brute_sort(std::vector<K> v) {
     for (size_t i = 0; i < v.size(); ++i) {
         size_t m = i;
-        for (size_t j = i + 1; j < v.size(); ++j) if (sorting::key_less(v[j], v[m])) m = j;
+        for (size_t j = i + 1; j < v.size(); ++j)
+            if (sorting::key_less(v[j], v[m])) m = j;
         std::swap(v[i], v[m]);
     }
     return v;
@@ -50,32 +64,50 @@ static void good_pairs(const std::vector<uint32_t>& keys, std::vector<uint32_t>&
     std::vector<uint32_t> idx(keys.size());
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = uint32_t(i);
     std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-    ko.resize(keys.size()); vo = idx;
+    ko.resize(keys.size());
+    vo = idx;
     for (size_t i = 0; i < idx.size(); ++i) ko[i] = keys[idx[i]];
 }
 
 static void test_float_transform() {
     // Bijective on all 2^32 patterns: decode(encode(b)) == b.
     std::atomic<uint64_t> bad{0};
-    course::parallel_chunks(uint64_t(1) << 32, [&](size_t b, size_t e, unsigned) {
-        uint64_t local = 0;
-        for (size_t i = b; i < e; ++i)
-            if (sorting::ordered_to_float(sorting::float_to_ordered(uint32_t(i))) != uint32_t(i)) ++local;
-        bad += local;
-    }, size_t(1) << 20);
+    course::parallel_chunks(
+        uint64_t(1) << 32,
+        [&](size_t b, size_t e, unsigned) {
+            uint64_t local = 0;
+            for (size_t i = b; i < e; ++i)
+                if (sorting::ordered_to_float(sorting::float_to_ordered(uint32_t(i))) != uint32_t(i)) ++local;
+            bad += local;
+        },
+        size_t(1) << 20);
     report("float transform round-trips all 2^32 bit patterns", bad == 0, std::to_string(bad.load()) + " differ");
 
     // The documented order, strictly increasing codes.
-    const uint32_t chain[] = {0xFF800000u /*-inf*/, 0xFF7FFFFFu /*-FLT_MAX*/, bitsf(-1.0f), 0x80800000u /*-FLT_MIN*/,
-                              0x80000001u /*-denorm*/, 0x80000000u /*-0*/, 0x00000000u /*+0*/, 0x00000001u,
-                              bitsf(1.0f), 0x7F7FFFFFu, 0x7F800000u /*+inf*/, 0x7F800001u /*+sNaN*/,
-                              0x7FC00000u /*+qNaN*/, 0x7FFFFFFFu, 0xFFFFFFFFu /*-NaN*/, 0xFFC00000u, 0xFF800001u};
+    const uint32_t chain[] = {0xFF800000u /*-inf*/,
+                              0xFF7FFFFFu /*-FLT_MAX*/,
+                              bitsf(-1.0f),
+                              0x80800000u /*-FLT_MIN*/,
+                              0x80000001u /*-denorm*/,
+                              0x80000000u /*-0*/,
+                              0x00000000u /*+0*/,
+                              0x00000001u,
+                              bitsf(1.0f),
+                              0x7F7FFFFFu,
+                              0x7F800000u /*+inf*/,
+                              0x7F800001u /*+sNaN*/,
+                              0x7FC00000u /*+qNaN*/,
+                              0x7FFFFFFFu,
+                              0xFFFFFFFFu /*-NaN*/,
+                              0xFFC00000u,
+                              0xFF800001u};
     bool ok = true;
     std::string why;
     for (size_t i = 1; i < sizeof chain / sizeof chain[0]; ++i)
         if (!(sorting::float_to_ordered(chain[i - 1]) < sorting::float_to_ordered(chain[i]))) {
             ok = false;
-            char b[96]; std::snprintf(b, sizeof b, "0x%08x not before 0x%08x; ", chain[i - 1], chain[i]);
+            char b[96];
+            std::snprintf(b, sizeof b, "0x%08x not before 0x%08x; ", chain[i - 1], chain[i]);
             why += b;
         }
     report("float order: -inf < ... < -0 < +0 < ... < +inf < +NaNs (payload up) < -NaNs (payload down)", ok, why);
@@ -91,7 +123,8 @@ static void test_float_transform() {
         if (std::isnan(a) || std::isnan(b) || (a == 0 && b == 0)) continue;
         if ((a < b) != sorting::key_less(a, b)) ++wrong;
     }
-    report("float order agrees with IEEE < on 2M random and neighbouring pairs", wrong == 0, std::to_string(wrong) + " disagree");
+    report("float order agrees with IEEE < on 2M random and neighbouring pairs", wrong == 0,
+           std::to_string(wrong) + " disagree");
 }
 
 static void test_int_transform() {
@@ -116,7 +149,10 @@ static void test_parallel_sort() {
         w = v;
         sorting::parallel_sort(v);
         std::sort(w.begin(), w.end());
-        if (v != w) { ok = false; report("parallel_sort n=" + std::to_string(n), false, "differs from std::sort"); }
+        if (v != w) {
+            ok = false;
+            report("parallel_sort n=" + std::to_string(n), false, "differs from std::sort");
+        }
     }
     if (ok) report("parallel_sort equals std::sort (n up to 3*2^20, odd sizes)", true);
 }
@@ -129,9 +165,16 @@ template <class K> void test_brute_force(const char* type) {
             std::vector<K> in = sorting::make_input<K>(n, d, 42 + n);
             std::vector<K> bf = brute_sort(in), good = good_sort(in);
             for (size_t i = 0; i < n; ++i)
-                if (!course::same_bits(bf[i], good[i])) { ok = false; why = "n=" + std::to_string(n) + " differs at " + std::to_string(i); break; }
+                if (!course::same_bits(bf[i], good[i])) {
+                    ok = false;
+                    why = "n=" + std::to_string(n) + " differs at " + std::to_string(i);
+                    break;
+                }
             course::CheckResult r = check(in, bf);
-            if (!r.ok) { ok = false; why = "checker rejects the brute-force answer: " + r.message; }
+            if (!r.ok) {
+                ok = false;
+                why = "checker rejects the brute-force answer: " + r.message;
+            }
         }
         report(std::string("reference == brute force, checker passes it: ") + type + " " + d, ok, why);
     }
@@ -149,11 +192,21 @@ static void test_shapes() {
         auto v = sorting::make_input<K>(n, dist, 11);
         using U = typename sorting::Ordered<K>::U;
         U ored = 0, andd = ~U(0);
-        for (K k : v) { U b; if constexpr (sizeof(K) == 4) { uint32_t t; std::memcpy(&t, &k, 4); b = t; } else b = U(k); ored |= b; andd &= b; }
+        for (K k : v) {
+            U b;
+            if constexpr (sizeof(K) == 4) {
+                uint32_t t;
+                std::memcpy(&t, &k, 4);
+                b = t;
+            } else b = U(k);
+            ored |= b;
+            andd &= b;
+        }
         return ored ^ andd;   // the bits that vary
     };
     report("shapes: highbyte varies only the top byte (uint32)", varying(uint32_t(), "highbyte") == 0xFF000000u);
-    report("shapes: highbyte varies only the top byte (uint64)", varying(uint64_t(), "highbyte") == 0xFF00000000000000ull);
+    report("shapes: highbyte varies only the top byte (uint64)",
+           varying(uint64_t(), "highbyte") == 0xFF00000000000000ull);
     report("shapes: lowbits varies only the low 8 bits (float32)", varying(float(), "lowbits") == 0xFFu);
     report("shapes: lowbits varies only the low 8 bits (int32)", varying(int32_t(), "lowbits") == 0xFFu);
     {
@@ -167,10 +220,16 @@ static void test_shapes() {
         bool pz = false, nz = false, pi = false, ni = false, pnan = false, nnan = false, neg = false;
         for (float f : v) {
             uint32_t b = bitsf(f);
-            pz |= b == 0; nz |= b == 0x80000000u; pi |= b == 0x7F800000u; ni |= b == 0xFF800000u;
-            pnan |= std::isnan(f) && !(b >> 31); nnan |= std::isnan(f) && (b >> 31); neg |= f < 0 && std::isfinite(f);
+            pz |= b == 0;
+            nz |= b == 0x80000000u;
+            pi |= b == 0x7F800000u;
+            ni |= b == 0xFF800000u;
+            pnan |= std::isnan(f) && !(b >> 31);
+            nnan |= std::isnan(f) && (b >> 31);
+            neg |= f < 0 && std::isfinite(f);
         }
-        report("shapes: float specials has +-0, +-inf, +NaN, -NaN, negatives", pz && nz && pi && ni && pnan && nnan && neg);
+        report("shapes: float specials has +-0, +-inf, +NaN, -NaN, negatives",
+               pz && nz && pi && ni && pnan && nnan && neg);
     }
 }
 
@@ -195,7 +254,8 @@ static void test_checker_keys(size_t n, const char* path) {
     {
         std::vector<uint32_t> zeros(n, 0);
         bool sorted_only = std::is_sorted(zeros.begin(), zeros.end());
-        report("checker fails an all-zeros output (which a sortedness-only check passes)" + p, sorted_only && fails(in, zeros));
+        report("checker fails an all-zeros output (which a sortedness-only check passes)" + p,
+               sorted_only && fails(in, zeros));
     }
     {
         auto bad = good;
@@ -204,12 +264,12 @@ static void test_checker_keys(size_t n, const char* path) {
     }
     {
         auto bad = good;
-        bad.back() = 0xABABABABu;      // the poison value left unwritten at the end
+        bad.back() = 0xABABABABu;   // the poison value left unwritten at the end
         std::sort(bad.begin(), bad.end());
         report("checker fails a poisoned/unwritten element" + p, fails(in, bad));
     }
     {
-        auto bad = good;               // one key off by one where the order survives it
+        auto bad = good;   // one key off by one where the order survives it
         size_t i = n / 2;
         while (i + 1 < n && bad[i] + 1 >= bad[i + 1]) ++i;
         bad[i] += 1;
@@ -224,19 +284,24 @@ static void test_checker_floats() {
     {
         auto bad = good;   // -0.0 and +0.0 exchanged
         size_t nz = 0, pz = 0;
-        for (size_t i = 0; i < bad.size(); ++i) { if (bitsf(bad[i]) == 0x80000000u) nz = i; if (bitsf(bad[i]) == 0) pz = i; }
+        for (size_t i = 0; i < bad.size(); ++i) {
+            if (bitsf(bad[i]) == 0x80000000u) nz = i;
+            if (bitsf(bad[i]) == 0) pz = i;
+        }
         std::swap(bad[nz], bad[pz]);
         report("checker fails +0.0 sorted before -0.0", fails(in, bad));
     }
     {
         auto bad = good;   // -0.0 canonicalised to +0.0 (what CUB may do)
-        for (auto& f : bad) if (bitsf(f) == 0x80000000u) f = 0.0f;
+        for (auto& f : bad)
+            if (bitsf(f) == 0x80000000u) f = 0.0f;
         std::sort(bad.begin(), bad.end(), [](float a, float b) { return sorting::key_less(a, b); });
         report("checker fails -0.0 rewritten as +0.0", fails(in, bad));
     }
     {
         auto bad = good;   // every NaN canonicalised to the quiet NaN
-        for (auto& f : bad) if (std::isnan(f)) f = fbits(0x7FC00000u);
+        for (auto& f : bad)
+            if (std::isnan(f)) f = fbits(0x7FC00000u);
         std::sort(bad.begin(), bad.end(), [](float a, float b) { return sorting::key_less(a, b); });
         report("checker fails NaN payloads canonicalised", fails(in, bad));
     }
@@ -261,14 +326,18 @@ static void test_checker_pairs() {
             if (i < n) {
                 std::swap(vb[i], vb[i - 1]);
                 course::CheckResult r = sorting::check_pairs(keys, ko, vb);
-                report("pairs checker fails an unstable order" + dn, !r.ok && r.message.find("stable") != std::string::npos, r.message);
+                report("pairs checker fails an unstable order" + dn,
+                       !r.ok && r.message.find("stable") != std::string::npos, r.message);
             }
         }
         {
             auto vb = vo;   // a value duplicated (another lost) among equal keys
             size_t i = 1;
             while (i < n && ko[i] != ko[i - 1]) ++i;
-            if (i < n) { vb[i] = vb[i - 1]; report("pairs checker fails a duplicated value" + dn, !sorting::check_pairs(keys, ko, vb).ok); }
+            if (i < n) {
+                vb[i] = vb[i - 1];
+                report("pairs checker fails a duplicated value" + dn, !sorting::check_pairs(keys, ko, vb).ok);
+            }
         }
         if (std::string(d) != "equal") {
             auto vb = vo;   // values of different keys exchanged: keys sorted, values wrong
@@ -282,7 +351,8 @@ static void test_checker_pairs() {
             report("pairs checker fails all-zeros keys and values" + dn, !sorting::check_pairs(keys, z, z).ok);
         }
         {
-            auto vb = vo; vb[n / 2] = 0xABABABABu;
+            auto vb = vo;
+            vb[n / 2] = 0xABABABABu;
             report("pairs checker fails a poisoned value" + dn, !sorting::check_pairs(keys, ko, vb).ok);
         }
     }
@@ -318,7 +388,7 @@ static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, uin
         if (path == onesweep::WarpPath::one_digit) {   // counts[dom] is the warp's start, 0 here
             for (int lane = 0; lane < 32; ++lane) {
                 const uint32_t r = bug == RankBug::one_digit_no_stride ? onesweep::one_digit_rank(0, 0, lane)
-                                                                        : onesweep::one_digit_rank(0, j, lane);
+                                                                       : onesweep::one_digit_rank(0, j, lane);
                 const uint32_t want = seen[dj[lane]]++;
                 if (r != want) {
                     why = "one-digit warp, item " + std::to_string(j) + " lane " + std::to_string(lane) + ": rank " +
@@ -352,8 +422,8 @@ static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, uin
             if (bug == RankBug::counts_self) r = old + onesweep::popc32(peers[lane] & ((2u << lane) - 1u));
             const uint32_t want = seen[dj[lane]]++;
             if (r != want) {
-                why = "item " + std::to_string(j) + " lane " + std::to_string(lane) + " digit " + std::to_string(dj[lane]) +
-                      ": rank " + std::to_string(r) + ", expected " + std::to_string(want);
+                why = "item " + std::to_string(j) + " lane " + std::to_string(lane) + " digit " +
+                      std::to_string(dj[lane]) + ": rank " + std::to_string(r) + ", expected " + std::to_string(want);
                 return false;
             }
         }
@@ -362,7 +432,10 @@ static bool replay_or_ranking(const std::vector<uint32_t>& digit, int items, uin
                 if (lane == leader[lane] && !(ballot && dj[lane] == dom)) masks[dj[lane]] = 0;
     }
     for (int d = 0; d < radix::kDigits; ++d)
-        if (masks[d] != 0) { why = "match word of digit " + std::to_string(d) + " left non-zero"; return false; }
+        if (masks[d] != 0) {
+            why = "match word of digit " + std::to_string(d) + " left non-zero";
+            return false;
+        }
     return true;
 }
 
@@ -394,17 +467,20 @@ static void test_or_ranking() {
             onesweep::WarpPath path;
             const bool ok = replay_or_ranking(c.second, items, t ? pairs_min : keys_min, RankBug::none, why, &path);
             seen_path[t][int(path)] = true;
-            report(std::string("08 OR-mask ranking replay = stable count, ") + c.first + (t ? " (pairs' " : " (keys' ") +
-                       "paths: " + path_name[int(path)] + ")", ok, why);
+            report(std::string("08 OR-mask ranking replay = stable count, ") + c.first +
+                       (t ? " (pairs' " : " (keys' ") + "paths: " + path_name[int(path)] + ")",
+                   ok, why);
         }
     report("08 ranking replay: keys take all three paths, pairs never the plain OR masks",
-           seen_path[0][0] && seen_path[0][1] && seen_path[0][2] && seen_path[1][0] && seen_path[1][1] && !seen_path[1][2]);
+           seen_path[0][0] && seen_path[0][1] && seen_path[0][2] && seen_path[1][0] && seen_path[1][1] &&
+               !seen_path[1][2]);
     // Planted bugs: each must make the replay fail on some case.
-    const std::pair<RankBug, const char*> bugs[] = {{RankBug::counts_self, "rank counts the lane itself"},
-                                                    {RankBug::leader_off_by_one, "leader off by one lane"},
-                                                    {RankBug::no_zeroing, "match words never zeroed"},
-                                                    {RankBug::one_digit_no_stride, "one-digit ranks without the item stride"},
-                                                    {RankBug::dominant_ors_too, "dominant lanes OR into their word too"}};
+    const std::pair<RankBug, const char*> bugs[] = {
+        {RankBug::counts_self, "rank counts the lane itself"},
+        {RankBug::leader_off_by_one, "leader off by one lane"},
+        {RankBug::no_zeroing, "match words never zeroed"},
+        {RankBug::one_digit_no_stride, "one-digit ranks without the item stride"},
+        {RankBug::dominant_ors_too, "dominant lanes OR into their word too"}};
     for (const auto& b : bugs) {
         bool caught = false;
         for (const auto& c : cases)

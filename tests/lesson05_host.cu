@@ -17,8 +17,13 @@ namespace {
 int g_pass = 0, g_fail = 0;
 
 void report(const std::string& name, bool ok, const std::string& why = "") {
-    if (ok) { ++g_pass; std::printf("PASS %s\n", name.c_str()); }
-    else { ++g_fail; std::printf("FAIL %s: %s\n", name.c_str(), why.c_str()); }
+    if (ok) {
+        ++g_pass;
+        std::printf("PASS %s\n", name.c_str());
+    } else {
+        ++g_fail;
+        std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+    }
 }
 
 // Brute force: 128-bit arithmetic, no reciprocal.
@@ -32,9 +37,22 @@ void test_even_bins() {
     std::mt19937_64 rng(7);
     const uint64_t K = hist::kKeySpace;
     std::vector<std::tuple<uint64_t, uint64_t, uint32_t>> ranges = {
-        {0, K, 1}, {0, K, 2}, {0, K, 7}, {0, K, 256}, {0, K, 1000}, {0, K, 65536}, {0, K, hist::kMaxBins},
-        {0, 1, 1}, {0, 1, 5}, {K - 1, K, 3}, {5, 6, 65536}, {100, 107, 7}, {100, 107, 1000},
-        {(1ull << 30) + 12345, 3 * (1ull << 30) - 999, 4096}, {3, K - 3, 65535}, {0, 1000, 1 << 20}};
+        {0, K, 1},
+        {0, K, 2},
+        {0, K, 7},
+        {0, K, 256},
+        {0, K, 1000},
+        {0, K, 65536},
+        {0, K, hist::kMaxBins},
+        {0, 1, 1},
+        {0, 1, 5},
+        {K - 1, K, 3},
+        {5, 6, 65536},
+        {100, 107, 7},
+        {100, 107, 1000},
+        {(1ull << 30) + 12345, 3 * (1ull << 30) - 999, 4096},
+        {3, K - 3, 65535},
+        {0, 1000, 1 << 20}};
     for (int r = 0; r < 40; ++r) {
         uint64_t a = rng() % K, b = rng() % K;
         if (a == b) continue;
@@ -59,9 +77,10 @@ void test_even_bins() {
             bool v1 = e(k, b1), v2 = brute_bin(lo, hi, bins, k, b2);
             ++checked;
             if (v1 != v2 || (v1 && b1 != b2)) {
-                if (!bad) first = "lo=" + std::to_string(lo) + " hi=" + std::to_string(hi) + " bins=" +
-                                  std::to_string(bins) + " key=" + std::to_string(k) + " got " +
-                                  (v1 ? std::to_string(b1) : "out") + " want " + (v2 ? std::to_string(b2) : "out");
+                if (!bad)
+                    first = "lo=" + std::to_string(lo) + " hi=" + std::to_string(hi) + " bins=" + std::to_string(bins) +
+                            " key=" + std::to_string(k) + " got " + (v1 ? std::to_string(b1) : "out") + " want " +
+                            (v2 ? std::to_string(b2) : "out");
                 ++bad;
             }
         }
@@ -77,7 +96,10 @@ std::vector<uint32_t> plain_count(const std::vector<T>& in, Binner b, uint64_t& 
     counted = 0;
     for (T x : in) {
         uint32_t bin;
-        if (b(uint32_t(x), bin)) { ++h[bin]; ++counted; }
+        if (b(uint32_t(x), bin)) {
+            ++h[bin];
+            ++counted;
+        }
     }
     return h;
 }
@@ -136,7 +158,9 @@ void test_shapes() {
     auto k = hist::make_keys(n, "outside", r, 3);
     size_t below = 0, above = 0, inside = 0, at_lo = 0, at_last = 0;
     for (uint32_t x : k) {
-        if (x < r.lo) ++below; else if (x >= r.hi) ++above; else ++inside;
+        if (x < r.lo) ++below;
+        else if (x >= r.hi) ++above;
+        else ++inside;
         at_lo += x == r.lo;
         at_last += x == r.hi - 1;
     }
@@ -148,7 +172,9 @@ void test_shapes() {
     for (uint32_t x : ku) in7 = in7 && x >= 100 && x < 107;
     report("shape_keys_follow_range", in7 && full.lo == 0 && full.hi == hist::kKeySpace);
     bool threw = false;
-    try { hist::make_bytes(10, "outside", 1); } catch (const course::UsageError&) { threw = true; }
+    try {
+        hist::make_bytes(10, "outside", 1);
+    } catch (const course::UsageError&) { threw = true; }
     report("shape_outside_refused_for_bytes", threw);
 }
 
@@ -163,12 +189,14 @@ void test_half_counters() {
     for (int trial = 0; trial < 200 && ok; ++trial) {
         uint32_t word = 0;
         uint64_t global[2] = {0, 0}, truth[2] = {0, 0};
-        struct Pending { uint32_t due, shift; };
+        struct Pending {
+            uint32_t due, shift;
+        };
         std::vector<Pending> pending;
         const uint32_t window = 16384 / 4;   // ops of up to 4 samples: <= 16384 samples, the bound 05_large_bins proves
         const uint32_t ops = 200000 + uint32_t(rng() % 100000);
         for (uint32_t op = 0; op < ops; ++op) {
-            for (size_t p = 0; p < pending.size();) {           // take-backs that are due now
+            for (size_t p = 0; p < pending.size();) {   // take-backs that are due now
                 if (pending[p].due == op || rng() % 512 == 0) {
                     word += hist::half_takeback(pending[p].shift);
                     pending.erase(pending.begin() + p);
@@ -215,14 +243,27 @@ void test_checker_catches() {
         course::CheckResult r = hist::check_counts(got, want, t);
         report(std::string("checker_rejects_") + name, !r.ok, "accepted");
     };
-    planted("off_by_one_bin", [](auto& g) { g[2] += 1; }, total);
-    planted("lost_count", [](auto& g) { g[4] -= 1; }, total);
-    planted("count_in_neighbour_bin", [](auto& g) { g[4] -= 1; g[5] += 1; }, total);
-    planted("swapped_bins", [](auto& g) { std::swap(g[0], g[2]); }, total);
-    planted("unwritten_bin_poison", [](auto& g) { g[6] = 0xABABABABu; }, total);
-    planted("empty_bin_left_unwritten", [](auto& g) { g[1] = 0xABABABABu; }, total);
-    planted("missing_last_bin", [](auto& g) { g.pop_back(); }, total);
-    planted("all_zero", [](auto& g) { std::fill(g.begin(), g.end(), 0u); }, total);
+    planted(
+        "off_by_one_bin", [](auto& g) { g[2] += 1; }, total);
+    planted(
+        "lost_count", [](auto& g) { g[4] -= 1; }, total);
+    planted(
+        "count_in_neighbour_bin",
+        [](auto& g) {
+            g[4] -= 1;
+            g[5] += 1;
+        },
+        total);
+    planted(
+        "swapped_bins", [](auto& g) { std::swap(g[0], g[2]); }, total);
+    planted(
+        "unwritten_bin_poison", [](auto& g) { g[6] = 0xABABABABu; }, total);
+    planted(
+        "empty_bin_left_unwritten", [](auto& g) { g[1] = 0xABABABABu; }, total);
+    planted(
+        "missing_last_bin", [](auto& g) { g.pop_back(); }, total);
+    planted(
+        "all_zero", [](auto& g) { std::fill(g.begin(), g.end(), 0u); }, total);
     // The sum check on its own: right bins but a wrong number of counted samples is reported.
     course::CheckResult r = hist::check_counts(want, want, total + 1);
     report("checker_sum_mismatch_named", !r.ok && r.message.find("sum") != std::string::npos, r.message);
@@ -233,7 +274,7 @@ void test_checker_catches() {
     report("checker_names_last_bin", !r.ok && r.message.find("[65535]") != std::string::npos, r.message);
 }
 
-}  // namespace
+}   // namespace
 
 int main() {
     test_even_bins();

@@ -42,8 +42,13 @@
 
 static int g_pass = 0, g_fail = 0;
 static void report(const std::string& name, bool ok, const std::string& why = "") {
-    if (ok) { std::printf("PASS %s\n", name.c_str()); ++g_pass; }
-    else { std::printf("FAIL %s: %s\n", name.c_str(), why.c_str()); ++g_fail; }
+    if (ok) {
+        std::printf("PASS %s\n", name.c_str());
+        ++g_pass;
+    } else {
+        std::printf("FAIL %s: %s\n", name.c_str(), why.c_str());
+        ++g_fail;
+    }
 }
 
 enum class Bug { none, key_only, first_gpu_samples, mirrored_destinations, reversed_sources };
@@ -60,7 +65,10 @@ static Outcome simulate(const std::vector<uint32_t>& keys, int P, Bug bug) {
     for (int r = 0; r < P; ++r) {
         mgpu::Slice s = mgpu::slice_of(n, r, P);
         for (int i = 0; i < msort::kSamples; ++i) {
-            if (s.count == 0) { all.push_back({msort::kNoSample, msort::kNoSample}); continue; }
+            if (s.count == 0) {
+                all.push_back({msort::kNoSample, msort::kNoSample});
+                continue;
+            }
             uint64_t at = s.begin + msort::sample_offset(s.begin, s.count, i);
             all.push_back({keys[at], at});
         }
@@ -91,7 +99,10 @@ static Outcome simulate(const std::vector<uint32_t>& keys, int P, Bug bug) {
         }
         o.largest = std::max(o.largest, got.size());
         std::stable_sort(got.begin(), got.end(), [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
-        for (uint32_t v : got) { ko.push_back(keys[v]); vo.push_back(v); }
+        for (uint32_t v : got) {
+            ko.push_back(keys[v]);
+            vo.push_back(v);
+        }
     }
     o.check = sorting::check_pairs(keys, ko, vo);
     return o;
@@ -121,12 +132,22 @@ static bool pairing_ok(int (*partner)(int, int, int), int P, std::string& why) {
         std::vector<int> met(P, 0);
         for (int d = 0; d < mgpu::pair_rounds(P); ++d) {
             const int q = partner(g, d, P);
-            if (q < 0 || q >= n || q == g) { why = "P=" + std::to_string(P) + ": GPU " + std::to_string(g) + " meets " + std::to_string(q); return false; }
-            if (q < P && partner(q, d, P) != g) { why = "P=" + std::to_string(P) + ": round " + std::to_string(d) + " not mutual"; return false; }
+            if (q < 0 || q >= n || q == g) {
+                why = "P=" + std::to_string(P) + ": GPU " + std::to_string(g) + " meets " + std::to_string(q);
+                return false;
+            }
+            if (q < P && partner(q, d, P) != g) {
+                why = "P=" + std::to_string(P) + ": round " + std::to_string(d) + " not mutual";
+                return false;
+            }
             if (q < P) ++met[q];
         }
         for (int q = 0; q < P; ++q)
-            if (q != g && met[q] != 1) { why = "P=" + std::to_string(P) + ": GPUs " + std::to_string(g) + ", " + std::to_string(q) + " meet " + std::to_string(met[q]) + " times"; return false; }
+            if (q != g && met[q] != 1) {
+                why = "P=" + std::to_string(P) + ": GPUs " + std::to_string(g) + ", " + std::to_string(q) + " meet " +
+                      std::to_string(met[q]) + " times";
+                return false;
+            }
     }
     return true;
 }
@@ -164,7 +185,9 @@ static void test_pairing() {
     bool caught = false;
     for (int P = 2; P <= 8; ++P) caught = caught || !pairing_ok(planted, P, why);
     report("planted bug caught: pairing off by one (2d - g + 1)", caught, "the checker passed it");
-    auto planted_xor = [](int g, int d, int P) { return g ^ (d + 1) ^ (P > 2 && d == 1 ? 3 : 0); };   // round 1 meets g ^ 1 again
+    auto planted_xor = [](int g, int d, int P) {
+        return g ^ (d + 1) ^ (P > 2 && d == 1 ? 3 : 0);
+    };   // round 1 meets g ^ 1 again
     bool caught_xor = false;
     for (int P : {4, 8}) caught_xor = caught_xor || !pairing_ok(planted_xor, P, why);
     report("planted bug caught: XOR rounds with a partner repeated", caught_xor, "the checker passed it");
@@ -192,8 +215,10 @@ static void test_decomposition() {
             }
         }
     }
-    std::printf("PASS decomposition: sorted, stable and balanced on every shape, size and P (%d checks so far); "
-                "the largest bucket held %.3f x n/P\n", g_pass, worst);
+    std::printf(
+        "PASS decomposition: sorted, stable and balanced on every shape, size and P (%d checks so far); "
+        "the largest bucket held %.3f x n/P\n",
+        g_pass, worst);
 }
 
 static void test_planted() {
@@ -212,8 +237,8 @@ static void test_planted() {
     Outcome c = simulate(few, 4, Bug::reversed_sources);
     report("planted: sources received in reverse order (caught by the checker: unstable)", !c.check.ok);
     Outcome d = simulate(equal, 4, Bug::none);
-    report("all-equal keys on 4 GPUs: every GPU within the bound", d.check.ok &&
-           double(d.largest) <= msort::kReceiveSlack * double(equal.size()) / 4);
+    report("all-equal keys on 4 GPUs: every GPU within the bound",
+           d.check.ok && double(d.largest) <= msort::kReceiveSlack * double(equal.size()) / 4);
 }
 
 // ---- 11_merge_multi_gpu: sort first, regular samples, cuts, merge -----------------------------
@@ -226,12 +251,12 @@ struct PsrsOutcome {
 };
 
 // The first i in [0, count) with !before(i) (before is true on a prefix): the cut kernel's search.
-template <class Before>
-static size_t first_not_before(size_t count, Before before) {
+template <class Before> static size_t first_not_before(size_t count, Before before) {
     size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (before(mid)) lo = mid + 1; else hi = mid;
+        if (before(mid)) lo = mid + 1;
+        else hi = mid;
     }
     return lo;
 }
@@ -243,7 +268,8 @@ struct HostCodes {
 };
 
 // 11 on the CPU for uint32 keys. `order` is the stable global order (input positions sorted by key).
-static PsrsOutcome simulate_psrs(const std::vector<uint32_t>& keys, const std::vector<uint32_t>& order, int P, Tie tie) {
+static PsrsOutcome simulate_psrs(const std::vector<uint32_t>& keys, const std::vector<uint32_t>& order, int P,
+                                 Tie tie) {
     using msort::Sample;
     const size_t n = keys.size();
     const int S = msort::kSamples;
@@ -261,7 +287,10 @@ static PsrsOutcome simulate_psrs(const std::vector<uint32_t>& keys, const std::v
     for (int g = 0; g < P; ++g) {
         real += sl[g].count ? S : 0;
         for (int s = 0; s < S; ++s) {
-            if (!sl[g].count) { all.push_back({msort::kNoSample, msort::kNoSample}); continue; }
+            if (!sl[g].count) {
+                all.push_back({msort::kNoSample, msort::kNoSample});
+                continue;
+            }
             uint64_t i = msort::regular_sample_index(sl[g].count, s);
             all.push_back({keys[shard[g][i]], sl[g].begin + i});
         }
@@ -276,11 +305,15 @@ static PsrsOutcome simulate_psrs(const std::vector<uint32_t>& keys, const std::v
             for (int h = 0; h < P; ++h)
                 if (h != g) rank += msort::samples_before(all.data() + size_t(h) * S, x, h < g);
             for (int j = 1; j < P; ++j)
-                if (rank == msort::splitter_rank(j, real, P)) { sp[j - 1] = x; ++hits[j - 1]; }
+                if (rank == msort::splitter_rank(j, real, P)) {
+                    sp[j - 1] = x;
+                    ++hits[j - 1];
+                }
         }
     PsrsOutcome o;
     for (size_t j = 0; j < sp.size() && real; ++j)
-        if (hits[j] != 1) return {"splitter " + std::to_string(j + 1) + " picked " + std::to_string(hits[j]) + " times", 0};
+        if (hits[j] != 1)
+            return {"splitter " + std::to_string(j + 1) + " picked " + std::to_string(hits[j]) + " times", 0};
     // 2c. the cuts (cut_runs); the planted rules in the (key, rank, index) form of splitters.cuh
     std::vector<std::vector<size_t>> cut(P, std::vector<size_t>(P + 1, 0));
     for (int g = 0; g < P; ++g) {
@@ -306,9 +339,9 @@ static PsrsOutcome simulate_psrs(const std::vector<uint32_t>& keys, const std::v
             };
             if (tie == Tie::right || tie == Tie::merge_ties_to_higher_rank)
                 cut[g][j] = msort::cut_of(HostCodes{sorted_keys.data()}, c, sl[g].begin, z);
-            else
-                cut[g][j] = first_not_before(c, before);
-            if ((tie == Tie::right || tie == Tie::merge_ties_to_higher_rank) && cut[g][j] != first_not_before(c, before))
+            else cut[g][j] = first_not_before(c, before);
+            if ((tie == Tie::right || tie == Tie::merge_ties_to_higher_rank) &&
+                cut[g][j] != first_not_before(c, before))
                 return {"cut_of disagrees with the (key, rank, index) rule on GPU " + std::to_string(g), 0};
         }
     }
@@ -340,12 +373,14 @@ static PsrsOutcome simulate_psrs(const std::vector<uint32_t>& keys, const std::v
         o.largest = std::max(o.largest, got.size());
         if (got.size() > bound)
             return {"GPU " + std::to_string(q) + " receives " + std::to_string(got.size()) + " keys, over the bound " +
-                    std::to_string(bound), o.largest};
+                        std::to_string(bound),
+                    o.largest};
         for (size_t i = 0; i < got.size(); ++i)
             if (at + i >= n || got[i] != order[at + i])
                 return {"GPU " + std::to_string(q) + "'s key " + std::to_string(i) + " is input position " +
-                        std::to_string(got[i]) + ", the global order has " +
-                        (at + i < n ? std::to_string(order[at + i]) : std::string("nothing")) + " there", o.largest};
+                            std::to_string(got[i]) + ", the global order has " +
+                            (at + i < n ? std::to_string(order[at + i]) : std::string("nothing")) + " there",
+                        o.largest};
         at += got.size();
     }
     if (at != n) return {"the GPUs hold " + std::to_string(at) + " keys of " + std::to_string(n), o.largest};
@@ -375,17 +410,19 @@ static void test_psrs() {
                     ++g_pass;
                 } else {
                     ++failed;
-                    report(std::string("sort-first decomposition ") + dist + " n=" + std::to_string(n) + " P=" +
-                               std::to_string(P), false, o.error);
+                    report(std::string("sort-first decomposition ") + dist + " n=" + std::to_string(n) +
+                               " P=" + std::to_string(P),
+                           false, o.error);
                 }
             }
         }
     }
     if (!failed)
-        std::printf("PASS sort-first decomposition (11): %d cases, cuts monotone and partitioning every slice, each GPU "
-                    "the next contiguous range of the stable order, within psrs_receive_bound; the largest receive "
-                    "held %.4f x n/P (n >= 10^5; 8 GPUs at 10^6 keys allow %.4f)\n", checks, worst,
-                    double(msort::psrs_receive_bound(1000003, 8)) * 8 / 1000003.0);
+        std::printf(
+            "PASS sort-first decomposition (11): %d cases, cuts monotone and partitioning every slice, each GPU "
+            "the next contiguous range of the stable order, within psrs_receive_bound; the largest receive "
+            "held %.4f x n/P (n >= 10^5; 8 GPUs at 10^6 keys allow %.4f)\n",
+            checks, worst, double(msort::psrs_receive_bound(1000003, 8)) * 8 / 1000003.0);
 }
 
 static void test_psrs_planted() {
@@ -436,12 +473,27 @@ static bool routes_ok(const std::vector<uint64_t>& m, int P, msort::RunLayout la
             const msort::Span out = r[src].send_wire[dst], in = r[dst].recv_wire[src];
             size_t shard = 0;
             for (int q = 0; q < P; ++q) shard += m[size_t(src) * P + q];
-            if (out.count != in.count) { why = "wire lengths differ"; return false; }
-            if (out.at + out.count > shard + msort::kAlign - 1) { why = "reads past the spare elements"; return false; }
-            if (aligned && in.count && (out.at % msort::kAlign || in.at % msort::kAlign || in.count % msort::kAlign)) { why = "unaligned span"; return false; }
-            if (in.at + in.count > recv.size()) { why = "span past recv_space"; return false; }
+            if (out.count != in.count) {
+                why = "wire lengths differ";
+                return false;
+            }
+            if (out.at + out.count > shard + msort::kAlign - 1) {
+                why = "reads past the spare elements";
+                return false;
+            }
+            if (aligned && in.count && (out.at % msort::kAlign || in.at % msort::kAlign || in.count % msort::kAlign)) {
+                why = "unaligned span";
+                return false;
+            }
+            if (in.at + in.count > recv.size()) {
+                why = "span past recv_space";
+                return false;
+            }
             for (size_t i = 0; i < in.count; ++i) {
-                if (used[in.at + i]++) { why = "receive spans overlap"; return false; }
+                if (used[in.at + i]++) {
+                    why = "receive spans overlap";
+                    return false;
+                }
                 recv[in.at + i] = tag(src, out.at + i);
             }
             for (size_t i = 0; i < m[size_t(src) * P + dst]; ++i)
@@ -467,7 +519,10 @@ static void test_routes() {
                 x = pick == 0 ? 0 : pick == 1 ? 1 + next() % 7 : next() % 5000;
             }
             for (auto layout : {msort::RunLayout::packed, msort::RunLayout::aligned})
-                if (!routes_ok(m, P, layout, RouteBug::none, why)) { ok = false; why += " (P=" + std::to_string(P) + ")"; }
+                if (!routes_ok(m, P, layout, RouteBug::none, why)) {
+                    ok = false;
+                    why += " (P=" + std::to_string(P) + ")";
+                }
             if (P >= 2) {
                 std::string w;
                 for (auto bug : {RouteBug::phase_ignored, RouteBug::not_rounded}) {
@@ -488,7 +543,8 @@ enum class BoardBug { none, shifted_offset, longer_receive };
 
 // One rank's part: send its runs through the board as send_runs does under --ranks, then check
 // every run it must hold. 0: right, 1: a run is wrong, 2: the board refused the exchange.
-static int board_rank(mgpu::Board& b, const std::vector<uint64_t>& m, int P, int me, msort::RunLayout layout, BoardBug bug) {
+static int board_rank(mgpu::Board& b, const std::vector<uint64_t>& m, int P, int me, msort::RunLayout layout,
+                      BoardBug bug) {
     msort::Routes r;
     r.P = P;
     r.me = me;
@@ -573,8 +629,10 @@ static void test_copy_board() {
                 longer = std::max(longer, board_job(P, layout, BoardBug::longer_receive, seed));
             }
             report(name + ": every run lands where it is read", ok == 0, "result " + std::to_string(ok));
-            report(name + ": planted shifted receive offset is caught", shifted == 1, "result " + std::to_string(shifted));
-            report(name + ": planted longer receive is refused by the board", longer == 2, "result " + std::to_string(longer));
+            report(name + ": planted shifted receive offset is caught", shifted == 1,
+                   "result " + std::to_string(shifted));
+            report(name + ": planted longer receive is refused by the board", longer == 2,
+                   "result " + std::to_string(longer));
         }
 }
 

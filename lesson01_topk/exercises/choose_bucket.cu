@@ -24,7 +24,9 @@ using topk::radix::Choice;
 struct MyFind {
     __device__ static Choice apply(const uint32_t* hist, int bins, uint32_t target) {
         // TODO: find the bucket (see above).
-        (void)hist; (void)bins; (void)target;
+        (void)hist;
+        (void)bins;
+        (void)target;
         return Choice{0, 0, 0, false};
     }
 };

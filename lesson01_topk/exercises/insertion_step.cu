@@ -18,12 +18,14 @@
 struct MyInsert {
     __device__ static void apply(uint64_t* list, int stride, int k, uint64_t x) {
         // TODO: insert x into list (see above).
-        (void)list; (void)stride; (void)k; (void)x;
+        (void)list;
+        (void)stride;
+        (void)k;
+        (void)x;
     }
 };
 
-template <class T>
-void exercise_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void exercise_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     int block = topk::insertion::block_for_k(k);
     unsigned grid = std::min<unsigned>(course::blocks_for(n, block), unsigned(4 * course::device().sm_count));
     topk::insertion::two_pass<T, MyInsert>(d_in, n, k, smallest, d_vals, d_idx, grid);

@@ -24,12 +24,19 @@
 __global__ void my_warp_rows(const float* __restrict__ in, size_t rows, uint32_t cols, uint32_t k, bool smallest,
                              float* __restrict__ out_vals, uint32_t* __restrict__ out_idx) {
     // TODO: one warp per row (see above).
-    (void)in; (void)rows; (void)cols; (void)k; (void)smallest; (void)out_vals; (void)out_idx;
+    (void)in;
+    (void)rows;
+    (void)cols;
+    (void)k;
+    (void)smallest;
+    (void)out_vals;
+    (void)out_idx;
 }
 
 void my_rowwise(const float* d_in, size_t rows, size_t cols, size_t k, bool smallest, float* d_vals, uint32_t* d_idx) {
     if (cols > size_t(rowwise::kWarpCols)) return rowwise::rowwise_topk<>(d_in, rows, cols, k, smallest, d_vals, d_idx);
-    my_warp_rows<<<course::blocks_for(rows, 8), 256>>>(d_in, rows, uint32_t(cols), uint32_t(k), smallest, d_vals, d_idx);
+    my_warp_rows<<<course::blocks_for(rows, 8), 256>>>(d_in, rows, uint32_t(cols), uint32_t(k), smallest, d_vals,
+                                                       d_idx);
     CUDA_CHECK_LAST();
 }
 

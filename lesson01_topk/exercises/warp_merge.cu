@@ -18,10 +18,10 @@
 #include "../topk_03_warp_select.cu"   // its kernels, without its main
 
 struct MyMerge {
-    template <int Q>
-    __device__ static void apply(uint64_t (&list)[Q], const uint64_t (&q)[Q]) {
+    template <int Q> __device__ static void apply(uint64_t (&list)[Q], const uint64_t (&q)[Q]) {
         // TODO: list := the top 32*Q of list and q, sorted largest first.
-        (void)list; (void)q;
+        (void)list;
+        (void)q;
     }
 };
 

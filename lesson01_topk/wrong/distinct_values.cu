@@ -11,14 +11,13 @@
 
 struct DistinctInsert {
     __device__ static void apply(uint64_t* list, int stride, int k, uint64_t x) {
-        for (int j = 0; j < k; ++j)                        // the seed: skip a value already present
+        for (int j = 0; j < k; ++j)   // the seed: skip a value already present
             if ((list[j * stride] >> 32) == (x >> 32) && list[j * stride] != topk::kEmpty) return;
         topk::insertion::Insert::apply(list, stride, k, x);
     }
 };
 
-template <class T>
-void distinct_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void distinct_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     int block = topk::insertion::block_for_k(k);
     unsigned grid = std::min<unsigned>(course::blocks_for(n, block), unsigned(4 * course::device().sm_count));
     topk::insertion::two_pass<T, DistinctInsert>(d_in, n, k, smallest, d_vals, d_idx, grid);

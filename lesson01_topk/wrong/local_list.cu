@@ -19,11 +19,11 @@ using namespace topk;
 template <class T>
 __global__ void local_list_pass(const T* __restrict__ in, size_t n, int k, bool smallest, uint64_t* __restrict__ out) {
     extern __shared__ uint64_t lists[];
-    uint64_t list[insertion::kMaxK];                 // indexed by run-time j below: local memory
+    uint64_t list[insertion::kMaxK];   // indexed by run-time j below: local memory
     for (int j = 0; j < k; ++j) list[j] = kEmpty;
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
         uint64_t x = pack(to_key(in[i], smallest), uint32_t(i));
-        insertion::Insert::apply(list, 1, k, x);     // stride 1 in a per-thread array
+        insertion::Insert::apply(list, 1, k, x);   // stride 1 in a per-thread array
     }
     for (int j = 0; j < k; ++j) lists[j * blockDim.x + threadIdx.x] = list[j];
     __syncthreads();
@@ -31,8 +31,7 @@ __global__ void local_list_pass(const T* __restrict__ in, size_t n, int k, bool 
     for (int j = threadIdx.x; j < k; j += blockDim.x) out[blockIdx.x * size_t(k) + j] = lists[j * blockDim.x];
 }
 
-template <class T>
-void local_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
+template <class T> void local_topk(const T* d_in, size_t n, size_t k, bool smallest, T* d_vals, uint32_t* d_idx) {
     int block = insertion::block_for_k(k);
     unsigned grid = std::min<unsigned>(course::blocks_for(n, block), unsigned(4 * course::device().sm_count));
     uint64_t* cand = course::scratch_as<uint64_t>(0, size_t(grid) * k);

@@ -23,7 +23,7 @@ constexpr int kSlots = 2 * kThreads;
 
 // 02's kernel with its tree written out: the up-sweep is given, the down-sweep is the exercise.
 __global__ void __launch_bounds__(kThreads)
-blelloch_exercise(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
+    blelloch_exercise(const uint32_t* in, uint32_t* out, int n, bool exclusive) {
     __shared__ uint32_t s[kSlots];
     const int t = threadIdx.x;
     const uint32_t x0 = t < n ? in[t] : 0u, x1 = t + kThreads < n ? in[t + kThreads] : 0u;

@@ -21,14 +21,15 @@
 #include "../scan.cuh"
 
 // The exercise: out[i] = inclusive[i - 1] (0 at i = 0), run after the lesson's best inclusive scan.
-template <class T>
-__global__ void exclusive_from_inclusive(const T* in, const T* inclusive, T* out, size_t n) {
+template <class T> __global__ void exclusive_from_inclusive(const T* in, const T* inclusive, T* out, size_t n) {
     // TODO: out[i] = exclusive prefix of element i (see the header).
-    (void)in; (void)inclusive; (void)out; (void)n;
+    (void)in;
+    (void)inclusive;
+    (void)out;
+    (void)n;
 }
 
-template <class T>
-void scan_via_inclusive(const T* d_in, T* d_out, size_t n, scan::Kind kind) {
+template <class T> void scan_via_inclusive(const T* d_in, T* d_out, size_t n, scan::Kind kind) {
     if (n == 0) return;
     if (kind == scan::Kind::inclusive) {
         scan::device_scan(d_in, d_out, n, scan::Kind::inclusive, 1);

@@ -21,10 +21,10 @@
 #include "../06_decoupled_lookback.cu"
 
 struct MyLookback {
-    template <class T>
-    __device__ static T prefix(unsigned long long* status, unsigned tile) {
+    template <class T> __device__ static T prefix(unsigned long long* status, unsigned tile) {
         // TODO: the sum of tiles 0 .. tile-1 (see the header).
-        (void)status; (void)tile;
+        (void)status;
+        (void)tile;
         return T(0);
     }
 };

@@ -31,7 +31,7 @@ __global__ void inclusive_scan_one_block(const int* in, int* out, int n) {
         if (i >= offset) v += buf[src][i - offset];
         buf[1 - src][i] = v;   // the other buffer: nobody reads it during this step
         src = 1 - src;
-        __syncthreads();       // the whole step is written before the next one reads it
+        __syncthreads();   // the whole step is written before the next one reads it
     }
     if (i < n) out[i] = buf[src][i];
 }
@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
         char* end = nullptr;
         long v = (!std::strcmp(argv[a], "--n") && a + 1 < argc) ? std::strtol(argv[++a], &end, 10) : 0;
         if (!end || *end || v < 1 || v > kBlock) {
-            std::fprintf(stderr, "error: bad argument '%s' (usage: first_scan [--n N], 1 <= N <= %d)\n", argv[a], kBlock);
+            std::fprintf(stderr, "error: bad argument '%s' (usage: first_scan [--n N], 1 <= N <= %d)\n", argv[a],
+                         kBlock);
             return 2;
         }
         n = int(v);
@@ -60,20 +61,20 @@ int main(int argc, char** argv) {
     }
     std::vector<int> in(n), out(n), want(n);
     for (int i = 0; i < n; ++i) in[i] = int((i * 2654435761u) % 19) - 9;   // small values in [-9, 9]
-    for (int i = 0, sum = 0; i < n; ++i) want[i] = sum += in[i];               // the CPU reference
+    for (int i = 0, sum = 0; i < n; ++i) want[i] = sum += in[i];           // the CPU reference
 
-    int *d_in = nullptr, *d_out = nullptr;                                       // 1. allocate
+    int *d_in = nullptr, *d_out = nullptr;   // 1. allocate
     CUDA_CHECK(cudaMalloc(&d_in, n * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&d_out, n * sizeof(int)));
     CUDA_CHECK(cudaMemcpy(d_in, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));   // 2. copy in
-    inclusive_scan_one_block<<<1, kBlock>>>(d_in, d_out, n);                     // 3. launch
+    inclusive_scan_one_block<<<1, kBlock>>>(d_in, d_out, n);                            // 3. launch
     CUDA_CHECK_LAST();
-    CUDA_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));  // 4. copy back
-    int bad = 0;                                                                 // 5. check
+    CUDA_CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));   // 4. copy back
+    int bad = 0;                                                                          // 5. check
     for (int i = 0; i < n; ++i)
         if (out[i] != want[i] && bad++ < 3) std::printf("mismatch at %d: expected %d, got %d\n", i, want[i], out[i]);
 
-    cudaEvent_t start, stop;                                                     // 6. time (the kernel only)
+    cudaEvent_t start, stop;   // 6. time (the kernel only)
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     const int reps = 100;

@@ -45,7 +45,11 @@ __global__ void add_offsets(uint32_t* out, const uint32_t* sums, size_t n) {
     if (i + kMaxThreads < n) out[i + kMaxThreads] += offset;
 }
 
-static unsigned next_pow2(unsigned v) { unsigned p = 1; while (p < v) p *= 2; return p; }
+static unsigned next_pow2(unsigned v) {
+    unsigned p = 1;
+    while (p < v) p *= 2;
+    return p;
+}
 
 void scan_two_levels(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind kind) {
     if (n == 0) return;
@@ -54,7 +58,7 @@ void scan_two_levels(const int32_t* d_in, int32_t* d_out, size_t n, scan::Kind k
     unsigned tiles = course::blocks_for(n, kTile);
     uint32_t* sums = course::scratch_as<uint32_t>(0, tiles);
     tile_scan_dynamic<<<tiles, kMaxThreads, kTile * sizeof(uint32_t)>>>(in, out, sums, n,
-                                                                       kind == scan::Kind::exclusive);
+                                                                        kind == scan::Kind::exclusive);
     CUDA_CHECK_LAST();
     if (tiles == 1) return;
     // THE BUG: P threads scan 2P words, but only P words of shared memory are given.

@@ -17,7 +17,7 @@ using Pad = blelloch::RightPadding;
 
 // The bug: 04's tile_scan, but the tile total is the last slot's exclusive prefix (one element short).
 __global__ void __launch_bounds__(kThreads)
-tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool exclusive) {
+    tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool exclusive) {
     __shared__ uint32_t s[blelloch::padded_words<Pad>(kTile)];
     const int t = threadIdx.x;
     const size_t base = size_t(blockIdx.x) * kTile;
@@ -35,8 +35,7 @@ tile_scan(const uint32_t* in, uint32_t* out, uint32_t* sums, size_t n, bool excl
 }
 
 // 04's add_offsets: tile b adds the scanned totals of tiles 0..b-1 (this part is right).
-__global__ void __launch_bounds__(kThreads)
-add_offsets(uint32_t* out, const uint32_t* sums, size_t n) {
+__global__ void __launch_bounds__(kThreads) add_offsets(uint32_t* out, const uint32_t* sums, size_t n) {
     const uint32_t offset = sums[blockIdx.x];
     const size_t base = size_t(blockIdx.x) * kTile;
     for (size_t i = base + threadIdx.x; i < n && i < base + kTile; i += kThreads) out[i] += offset;

@@ -29,7 +29,11 @@ __global__ void scatter_kernel(const int32_t* __restrict__ in, const uint32_t* _
     size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;
     if (i >= n) return;
     // TODO: scatter element i if it is kept, and write *count from the last element's thread.
-    (void)in; (void)flags; (void)offsets; (void)out; (void)count;
+    (void)in;
+    (void)flags;
+    (void)offsets;
+    (void)out;
+    (void)count;
 }
 
 void compact_scatter(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size_t n, uint32_t pct) {

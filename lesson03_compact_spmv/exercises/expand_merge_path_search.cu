@@ -24,7 +24,9 @@ struct StudentSearch {
     __host__ __device__ uint64_t operator()(uint64_t a_base, Ends ends, uint64_t na, uint64_t nb, uint64_t d) const {
         uint64_t lo = d > nb ? d - nb : 0;
         // TODO: binary search between lo and min(d, na) as described above.
-        (void)a_base; (void)ends; (void)na;
+        (void)a_base;
+        (void)ends;
+        (void)na;
         return lo;
     }
 };
@@ -33,6 +35,4 @@ void expand_student(const int32_t* d_counts, size_t n, int32_t* d_out, size_t to
     expand::launch_merge_path<false, StudentSearch>(d_counts, n, d_out, total);
 }
 
-int main(int argc, char** argv) {
-    return expand::run_lesson(argc, argv, "expand_merge_path_search", expand_student);
-}
+int main(int argc, char** argv) { return expand::run_lesson(argc, argv, "expand_merge_path_search", expand_student); }

@@ -31,7 +31,11 @@ __global__ void student_warp_per_row(int rows, const int* __restrict__ row_ptr, 
     float sum = 0.0f;
     // TODO 1: each lane sums its share of the row [begin, end), stride 32.
     // TODO 2: reduce `sum` across the 32 lanes with __shfl_xor_sync.
-    (void)begin; (void)end; (void)col; (void)val; (void)x;
+    (void)begin;
+    (void)end;
+    (void)col;
+    (void)val;
+    (void)x;
     if (lane == 0) y[row] = sum;
 }
 
@@ -41,6 +45,4 @@ void spmv_student(const spmv::Csr<float>& A, const float* x, float* y) {
     CUDA_CHECK_LAST();
 }
 
-int main(int argc, char** argv) {
-    return spmv::run_lesson(argc, argv, "spmv_warp_per_row", spmv_student);
-}
+int main(int argc, char** argv) { return spmv::run_lesson(argc, argv, "spmv_warp_per_row", spmv_student); }

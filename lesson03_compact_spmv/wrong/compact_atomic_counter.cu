@@ -21,8 +21,8 @@
 constexpr int kBlock = 256;
 
 // The bug: each kept element takes its place from one global atomicAdd: arrival order, not input order.
-__global__ void atomic_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* count,
-                               size_t n, uint32_t pct) {
+__global__ void atomic_compact(const int32_t* __restrict__ in, int32_t* __restrict__ out, uint32_t* count, size_t n,
+                               uint32_t pct) {
     size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x;
     if (i >= n) return;
     int32_t x = in[i];
@@ -36,6 +36,4 @@ void compact_atomic(const int32_t* d_in, int32_t* d_out, uint32_t* d_count, size
     CUDA_CHECK_LAST();
 }
 
-int main(int argc, char** argv) {
-    return compact::run_lesson(argc, argv, "compact_atomic_counter", compact_atomic);
-}
+int main(int argc, char** argv) { return compact::run_lesson(argc, argv, "compact_atomic_counter", compact_atomic); }

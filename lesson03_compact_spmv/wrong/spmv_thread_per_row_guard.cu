@@ -19,11 +19,11 @@ __global__ void thread_per_row_bad_guard(int rows, const int* __restrict__ row_p
                                          const float* __restrict__ val, const float* __restrict__ x,
                                          float* __restrict__ y) {
     const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i > rows) return;   // BUG: must be i >= rows
+    if (i > rows) return;                                 // BUG: must be i >= rows
     const int begin = row_ptr[i], end = row_ptr[i + 1];   // i == rows: row_ptr[rows + 1] is past the end
     float sum = 0.0f;
     for (int k = begin; k < end; ++k) sum += val[k] * x[col[k]];
-    y[i] = sum;                                           // i == rows: past the end of y
+    y[i] = sum;   // i == rows: past the end of y
 }
 
 void spmv_wrong(const spmv::Csr<float>& A, const float* x, float* y) {
@@ -32,6 +32,4 @@ void spmv_wrong(const spmv::Csr<float>& A, const float* x, float* y) {
     CUDA_CHECK_LAST();
 }
 
-int main(int argc, char** argv) {
-    return spmv::run_lesson(argc, argv, "spmv_thread_per_row_guard", spmv_wrong);
-}
+int main(int argc, char** argv) { return spmv::run_lesson(argc, argv, "spmv_thread_per_row_guard", spmv_wrong); }

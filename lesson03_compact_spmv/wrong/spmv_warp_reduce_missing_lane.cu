@@ -32,11 +32,9 @@ __global__ void warp_per_row_missing_lane(int rows, const int* __restrict__ row_
 
 void spmv_wrong(const spmv::Csr<float>& A, const float* x, float* y) {
     if (A.rows == 0) return;
-    warp_per_row_missing_lane<<<course::blocks_for(A.rows, kWarpsPerBlock), kBlock>>>(A.rows, A.row_ptr, A.col,
-                                                                                       A.val, x, y);
+    warp_per_row_missing_lane<<<course::blocks_for(A.rows, kWarpsPerBlock), kBlock>>>(A.rows, A.row_ptr, A.col, A.val,
+                                                                                      x, y);
     CUDA_CHECK_LAST();
 }
 
-int main(int argc, char** argv) {
-    return spmv::run_lesson(argc, argv, "spmv_warp_reduce_missing_lane", spmv_wrong);
-}
+int main(int argc, char** argv) { return spmv::run_lesson(argc, argv, "spmv_warp_reduce_missing_lane", spmv_wrong); }

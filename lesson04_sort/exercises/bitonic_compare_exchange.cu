@@ -18,24 +18,25 @@
 #include "../comparison.cuh"
 
 // 03's global step with its body cut out: one thread per pair (i, p) of step (k, j).
-template <class K>
-__global__ void network_step(K* data, size_t n, size_t pairs, size_t k, size_t j) {
+template <class K> __global__ void network_step(K* data, size_t n, size_t pairs, size_t k, size_t j) {
     size_t t = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (t >= pairs) return;
     size_t i, p;
     sorting::cmp::bitonic_pair(t, k, j, i, p);   // i < p: the smaller key belongs at i
     // TODO: skip the pair when p >= n; otherwise compare data[i] and data[p] with
     //       sorting::key_less and swap them when data[p] < data[i].
-    (void)data; (void)n; (void)i; (void)p;
+    (void)data;
+    (void)n;
+    (void)i;
+    (void)p;
 }
 
-template <class K>
-void bitonic_exercise(const K* d_in, K* d_out, size_t n) {
+template <class K> void bitonic_exercise(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * sizeof(K), cudaMemcpyDeviceToDevice));
     const size_t P = sorting::cmp::next_pow2(n), pairs = P / 2;
-    for (size_t k = 2; k <= P; k *= 2)           // stage: blocks of k become sorted
-        for (size_t j = k / 2; j >= 1; j /= 2) { // step: the flip (j = k/2), then half-cleaners
+    for (size_t k = 2; k <= P; k *= 2)             // stage: blocks of k become sorted
+        for (size_t j = k / 2; j >= 1; j /= 2) {   // step: the flip (j = k/2), then half-cleaners
             network_step<K><<<course::blocks_for(pairs, 256), 256>>>(d_out, n, pairs, k, j);
             CUDA_CHECK_LAST();
         }

@@ -25,19 +25,22 @@ constexpr int kTile = kBlock * kItems;
 // Number of keys in sorted run[0, len) strictly less than key.
 template <class K> __device__ size_t rank_less(const K* run, size_t len, K key) {
     // TODO: binary search (lower bound) with sorting::key_less.
-    (void)run; (void)len; (void)key;
+    (void)run;
+    (void)len;
+    (void)key;
     return 0;
 }
 // Number of keys in sorted run[0, len) less than or equal to key.
 template <class K> __device__ size_t rank_less_equal(const K* run, size_t len, K key) {
     // TODO: binary search (upper bound) with sorting::key_less.
-    (void)run; (void)len; (void)key;
+    (void)run;
+    (void)len;
+    (void)key;
     return 0;
 }
 
 // 04's merge pass: every key finds its output slot from its rank in the other run.
-template <class K>
-__global__ void merge_pass(const K* __restrict__ src, K* __restrict__ dst, size_t n, size_t width) {
+template <class K> __global__ void merge_pass(const K* __restrict__ src, K* __restrict__ dst, size_t n, size_t width) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
         const size_t a0 = (i / (2 * width)) * (2 * width);
         const size_t b0 = min(a0 + width, n), e = min(a0 + 2 * width, n);
@@ -47,8 +50,7 @@ __global__ void merge_pass(const K* __restrict__ src, K* __restrict__ dst, size_
     }
 }
 
-template <class K>
-void merge_exercise(const K* d_in, K* d_out, size_t n) {
+template <class K> void merge_exercise(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     int passes = 0;
     for (size_t w = kTile; w < n; w *= 2) ++passes;

@@ -23,7 +23,9 @@
 struct MyLookback {
     __device__ static uint32_t before(uint32_t* status, unsigned tile, int d) {
         // TODO: digit d's count in tiles 0 .. tile-1 (see the header).
-        (void)status; (void)tile; (void)d;
+        (void)status;
+        (void)tile;
+        (void)d;
         return 0;
     }
 };

@@ -34,7 +34,8 @@ struct RankStorage {
 
 // Every thread of the block calls this (it may contain __syncthreads()).
 __device__ void stable_rank(const uint32_t (&digit)[kItems], uint32_t (&rank)[kItems], RankStorage& s) {
-    (void)digit; (void)s;
+    (void)digit;
+    (void)s;
 #pragma unroll
     for (int j = 0; j < kItems; ++j) rank[j] = 0;   // TODO: the stable rank (see the header)
 }
@@ -45,9 +46,8 @@ __device__ void stable_rank(const uint32_t (&digit)[kItems], uint32_t (&rank)[kI
 
 // 07's scatter pass; only the ranking (stable_rank above) is left to write.
 template <class K, class U, bool kFirst, bool kLast, bool kPairs>
-__global__ void __launch_bounds__(kBlock)
-scatter_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, size_t n, int shift,
-             const uint32_t* offsets, size_t tiles) {
+__global__ void __launch_bounds__(kBlock) scatter_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst,
+                                                       size_t n, int shift, const uint32_t* offsets, size_t tiles) {
     __shared__ RankStorage storage;
     __shared__ U s_codes[kTile];
     __shared__ uint32_t s_vals[kPairs ? kTile : 1];
@@ -108,8 +108,7 @@ void one_pass(const void* src, void* dst, const uint32_t* vsrc, uint32_t* vdst, 
     CUDA_CHECK_LAST();
 }
 
-template <bool kPairs>
-void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout, size_t n) {
+template <bool kPairs> void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout, size_t n) {
     if (n == 0) return;
     uint32_t* tmp = course::scratch_as<uint32_t>(1, n);
     uint32_t* vtmp = kPairs ? course::scratch_as<uint32_t>(2, n) : nullptr;
@@ -120,9 +119,11 @@ void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout
 }
 
 void keys_fn(const uint32_t* in, uint32_t* out, size_t n) { sort<false>(in, out, nullptr, nullptr, n); }
-void pairs_fn(const uint32_t* ki, const uint32_t* vi, uint32_t* ko, uint32_t* vo, size_t n) { sort<true>(ki, ko, vi, vo, n); }
+void pairs_fn(const uint32_t* ki, const uint32_t* vi, uint32_t* ko, uint32_t* vo, size_t n) {
+    sort<true>(ki, ko, vi, vo, n);
+}
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     sorting::Sorter s;

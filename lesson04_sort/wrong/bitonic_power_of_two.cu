@@ -18,19 +18,20 @@
 #include "../comparison.cuh"
 
 // The bug: the alternating network's step, skipping partners >= n (right only for powers of two).
-template <class K>
-__global__ void classic_step(K* data, size_t n, size_t P, size_t k, size_t j) {
+template <class K> __global__ void classic_step(K* data, size_t n, size_t P, size_t k, size_t j) {
     size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i >= P) return;
     size_t p = i ^ j;
-    if (p <= i || p >= n) return;          // the bug: "p >= n is padding, nothing to do"
+    if (p <= i || p >= n) return;   // the bug: "p >= n is padding, nothing to do"
     bool ascending = (i & k) == 0;
     K a = data[i], b = data[p];
-    if (ascending ? sorting::key_less(b, a) : sorting::key_less(a, b)) { data[i] = b; data[p] = a; }
+    if (ascending ? sorting::key_less(b, a) : sorting::key_less(a, b)) {
+        data[i] = b;
+        data[p] = a;
+    }
 }
 
-template <class K>
-void bitonic_pow2(const K* d_in, K* d_out, size_t n) {
+template <class K> void bitonic_pow2(const K* d_in, K* d_out, size_t n) {
     if (n == 0) return;
     CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n * sizeof(K), cudaMemcpyDeviceToDevice));
     const size_t P = sorting::cmp::next_pow2(n);

@@ -18,14 +18,12 @@
 namespace {
 
 // The bug: a "sort" that writes zeros, sorted but not a permutation of the input.
-template <class K>
-__global__ void write_zeros(K* out, size_t n) {
+template <class K> __global__ void write_zeros(K* out, size_t n) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         out[i] = K(0);
 }
 
-template <class K>
-void zeros_sort(const K* in, K* out, size_t n) {
+template <class K> void zeros_sort(const K* in, K* out, size_t n) {
     (void)in;
     if (n == 0) return;
     write_zeros<<<std::min(course::blocks_for(n, 256), 4096u), 256>>>(out, n);
@@ -38,7 +36,7 @@ void zeros_pairs(const uint32_t* ki, const uint32_t* vi, uint32_t* ko, uint32_t*
     zeros_sort(ki, vo, n);
 }
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     sorting::Sorter s;

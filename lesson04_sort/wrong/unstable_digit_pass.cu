@@ -48,15 +48,14 @@ __global__ void unstable_scatter(const uint32_t* keys, uint32_t* keys_out, const
         if (base + j >= n) break;
         uint32_t k = keys[base + j];
         uint32_t d = radix::digit_of(k, shift);
-        uint32_t rank = atomicAdd(&s_count[d], 1u);          // BUG: arrival order, not key order
+        uint32_t rank = atomicAdd(&s_count[d], 1u);   // BUG: arrival order, not key order
         size_t dest = size_t(offsets[size_t(d) * tiles + blockIdx.x]) + rank;
         keys_out[dest] = k;
         if constexpr (kPairs) vals_out[dest] = vals[base + j];
     }
 }
 
-template <bool kPairs>
-void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout, size_t n) {
+template <bool kPairs> void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout, size_t n) {
     if (n == 0) return;
     const size_t tiles = (n + kTile - 1) / kTile;
     const unsigned grid = course::blocks_for(n, kTile);
@@ -64,7 +63,8 @@ void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout
     uint32_t* vtmp = course::scratch_as<uint32_t>(2, n);
     uint32_t* counts = course::scratch_as<uint32_t>(3, tiles * radix::kDigits);
     uint32_t* offsets = course::scratch_as<uint32_t>(4, tiles * radix::kDigits);
-    const uint32_t* src = in; const uint32_t* vsrc = vin;
+    const uint32_t* src = in;
+    const uint32_t* vsrc = vin;
     for (int p = 0; p < 4; ++p) {   // in -> tmp -> out -> tmp -> out
         uint32_t* dst = p % 2 == 0 ? tmp : out;
         uint32_t* vdst = p % 2 == 0 ? vtmp : vout;
@@ -73,14 +73,17 @@ void sort(const uint32_t* in, uint32_t* out, const uint32_t* vin, uint32_t* vout
         scan::device_scan(counts, offsets, tiles * radix::kDigits, scan::Kind::exclusive);
         unstable_scatter<kPairs><<<grid, kBlock>>>(src, dst, vsrc, vdst, n, 8 * p, offsets, tiles);
         CUDA_CHECK_LAST();
-        src = dst; vsrc = vdst;
+        src = dst;
+        vsrc = vdst;
     }
 }
 
 void keys_fn(const uint32_t* in, uint32_t* out, size_t n) { sort<false>(in, out, nullptr, nullptr, n); }
-void pairs_fn(const uint32_t* ki, const uint32_t* vi, uint32_t* ko, uint32_t* vo, size_t n) { sort<true>(ki, ko, vi, vo, n); }
+void pairs_fn(const uint32_t* ki, const uint32_t* vi, uint32_t* ko, uint32_t* vo, size_t n) {
+    sort<true>(ki, ko, vi, vo, n);
+}
 
-}  // namespace
+}   // namespace
 
 int main(int argc, char** argv) {
     sorting::Sorter s;

@@ -20,8 +20,7 @@
 constexpr int kBlock = 384;
 
 // 02's privatized kernel; zeroing and merging for any block size and bin count are the exercise.
-template <class T, class Binner>
-__global__ void privatized(const T* in, size_t n, Binner binner, uint32_t* hist) {
+template <class T, class Binner> __global__ void privatized(const T* in, size_t n, Binner binner, uint32_t* hist) {
     extern __shared__ uint32_t s_bins[];
     const uint32_t nbins = binner.count();
     // TODO 1: zero s_bins[0, nbins) with all threads of the block, then __syncthreads().
@@ -35,8 +34,7 @@ __global__ void privatized(const T* in, size_t n, Binner binner, uint32_t* hist)
     (void)hist;
 }
 
-template <class T, class Binner>
-void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
+template <class T, class Binner> void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * binner.count()));
     if (n == 0) return;
     unsigned grid = std::min<unsigned>(2 * course::device().sm_count, course::blocks_for(n, kBlock));

@@ -17,33 +17,30 @@
 
 constexpr int kBlock = 512;
 
-template <class T, class Binner>
-__device__ void count_one(uint32_t x, Binner binner, uint32_t* s_bins) {
+template <class T, class Binner> __device__ void count_one(uint32_t x, Binner binner, uint32_t* s_bins) {
     uint32_t bin;
     if (binner(x, bin)) atomicAdd(&s_bins[bin], 1u);
 }
 
 // 03's counting with 16-byte loads; the whole vectors between head and tail are the exercise.
-template <class T, class Binner>
-__global__ void count_vectors(const T* in, size_t n, Binner binner, uint32_t* hist) {
+template <class T, class Binner> __global__ void count_vectors(const T* in, size_t n, Binner binner, uint32_t* hist) {
     extern __shared__ uint32_t s_bins[];
     hist::block_zero(s_bins, binner.count());
-    constexpr int kPer = 16 / sizeof(T);                         // samples per vector
+    constexpr int kPer = 16 / sizeof(T);   // samples per vector
     const size_t gid = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
     size_t head = ((16 - (reinterpret_cast<uintptr_t>(in) & 15)) & 15) / sizeof(T);
     if (head > n) head = n;
     const size_t nvec = (n - head) / kPer, tail_begin = head + nvec * kPer;
     if (gid < head) count_one<T>(uint32_t(in[gid]), binner, s_bins);
     if (gid < n - tail_begin) count_one<T>(uint32_t(in[tail_begin + gid]), binner, s_bins);
-    const uint4* vin = reinterpret_cast<const uint4*>(in + head);  // 16-byte aligned
+    const uint4* vin = reinterpret_cast<const uint4*>(in + head);   // 16-byte aligned
     // TODO: count every sample of vin[0, nvec).
     (void)vin;
     __syncthreads();
     hist::block_flush(s_bins, binner.count(), hist);
 }
 
-template <class T, class Binner>
-void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
+template <class T, class Binner> void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * binner.count()));
     if (n == 0) return;
     unsigned grid = std::min<unsigned>(4 * course::device().sm_count, course::blocks_for(n, kBlock * 16));

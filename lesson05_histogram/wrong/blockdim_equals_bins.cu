@@ -18,12 +18,12 @@ constexpr int kBlock = 128;   // the post used 256; any other size breaks its ke
 // The bug: thread t zeroes and merges bin t, so with 128 threads bins 128..255 are never merged.
 __global__ void seed_privatized(const uint8_t* in, size_t n, uint32_t* hist) {
     __shared__ uint32_t temp[256];
-    temp[threadIdx.x] = 0;                                  // BUG: covers bins [0, blockDim) only
+    temp[threadIdx.x] = 0;   // BUG: covers bins [0, blockDim) only
     __syncthreads();
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
         atomicAdd(&temp[in[i]], 1u);
     __syncthreads();
-    atomicAdd(&hist[threadIdx.x], temp[threadIdx.x]);       // BUG: merges bins [0, blockDim) only
+    atomicAdd(&hist[threadIdx.x], temp[threadIdx.x]);   // BUG: merges bins [0, blockDim) only
 }
 
 void hist_bytes(const uint8_t* d_in, size_t n, uint32_t* d_hist) {

@@ -34,8 +34,7 @@ __global__ void unsynchronised_merge(const T* in, size_t n, Binner binner, uint3
         if (s_bins[b]) atomicAdd(&hist[b], s_bins[b]);
 }
 
-template <class T, class Binner>
-void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
+template <class T, class Binner> void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * binner.count()));
     if (n == 0) return;
     unsigned grid = std::min<unsigned>(2 * course::device().sm_count, course::blocks_for(n, kBlock));

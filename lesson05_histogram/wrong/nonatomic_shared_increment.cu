@@ -15,20 +15,18 @@
 constexpr int kBlock = 384;
 
 // The bug: 02's kernel with s[bin]++ instead of an atomic: equal bins in a warp lose counts.
-template <class T, class Binner>
-__global__ void racy_privatized(const T* in, size_t n, Binner binner, uint32_t* hist) {
+template <class T, class Binner> __global__ void racy_privatized(const T* in, size_t n, Binner binner, uint32_t* hist) {
     extern __shared__ uint32_t s_bins[];
     hist::block_zero(s_bins, binner.count());
     for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
         uint32_t bin;
-        if (binner(uint32_t(in[i]), bin)) s_bins[bin]++;        // BUG: not atomic
+        if (binner(uint32_t(in[i]), bin)) s_bins[bin]++;   // BUG: not atomic
     }
     __syncthreads();
     hist::block_flush(s_bins, binner.count(), hist);
 }
 
-template <class T, class Binner>
-void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
+template <class T, class Binner> void launch(const T* d_in, size_t n, Binner binner, uint32_t* d_hist) {
     CUDA_CHECK(cudaMemsetAsync(d_hist, 0, sizeof(uint32_t) * binner.count()));
     if (n == 0) return;
     unsigned grid = std::min<unsigned>(2 * course::device().sm_count, course::blocks_for(n, kBlock));
