@@ -374,6 +374,23 @@ def notes_tests():
               timeout=120)
 
 
+def format_tests(tmp):
+    """Every C++/CUDA source is laid out by the repository's .clang-format (tools/format.py --check),
+    and the check fails on a planted unformatted file."""
+    if not shutil.which("clang-format"):
+        report("SKIP", "format: every source laid out by .clang-format", "clang-format not installed")
+        return
+    fmt = os.path.join(ROOT, "tools", "format.py")
+    planted = os.path.join(tmp, "planted_unformatted.cu")
+    with open(planted, "w") as f:
+        f.write("int   f( int x ){return x+1;}\n")
+    rc, out, err = run([sys.executable, fmt, "--check", planted], timeout=60)
+    report("PASS" if rc == 1 and "planted_unformatted" in out else "FAIL",
+           "format: the check fails on a planted unformatted file", tail(out + err))
+    rc, out, err = run([sys.executable, fmt, "--check"], timeout=300)
+    report("PASS" if rc == 0 else "FAIL", "format: every source laid out by .clang-format", tail(out + err, 12))
+
+
 def notebook_tests():
     """notebooks/quickstart.ipynb is valid and every command it runs exists (tests/test_notebook.py)."""
     sub_suite([sys.executable, os.path.join(ROOT, "tests", "test_notebook.py")], "the quick-start notebook",
@@ -670,6 +687,7 @@ def main():
             npy_file_tests(build, tmp)
             plot_tests(tmp)
             notes_tests()
+            format_tests(tmp)
             notebook_tests()
             skeleton_tests()
             plan_tests(build)
