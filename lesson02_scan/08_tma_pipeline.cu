@@ -27,11 +27,7 @@ namespace ring {
 // 8 consumer warps x 8 vectors of 4 elements a lane = 8192 elements (32 KB) a stage; 2 stages
 // (64 KB, 71 registers) let 3 blocks share an SM: 24 consumer warps and 6 tiles in flight an SM.
 // 4 consumer warps (8 an SM) could not keep up; other shapes measured: TUNING.md.
-#ifdef TMA_TUNE   // tuning builds only: -DTMA_TUNE -DTMA_VECS=.. -DTMA_STAGES=.. -DTMA_CWARPS=..
-constexpr int kVecs = TMA_VECS, kStages = TMA_STAGES, kConsumerWarps = TMA_CWARPS;
-#else
 constexpr int kVecs = 8, kStages = 2, kConsumerWarps = 8;
-#endif
 constexpr int kThreads = 32 * (kConsumerWarps + 1);   // the last warp is the producer
 constexpr int kTile = kConsumerWarps * tile::warp_items<kVecs>();
 constexpr size_t kStageBytes = size_t(kTile) * 4;
