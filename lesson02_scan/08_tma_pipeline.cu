@@ -18,7 +18,7 @@
 // Run:          ./tma_scan --n 2^28     ./tma_scan --test     ./tma_scan --plan --n 2^28
 #include <cstdint>
 
-#include "scan.cuh"       // 06's device_scan: the path without TMA
+#include "scan.cuh"   // 06's device_scan: the path without TMA
 #include "tma_ring.cuh"
 
 namespace scan {
@@ -42,9 +42,8 @@ __device__ __forceinline__ void consumers_sync() {
 // 06's kernel split into roles: a producer warp fills the ring with bulk copies; consumer warps
 // scan each stage as 06 scans its registers. Handoff: the ring's protocol (exercise: your own).
 template <class T, bool kAlignedOut, class Handoff>
-__global__ void __launch_bounds__(kThreads)
-ring_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool exclusive, unsigned tiles,
-                 lookback::State st) {
+__global__ void __launch_bounds__(kThreads) ring_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n,
+                                                             bool exclusive, unsigned tiles, lookback::State st) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char s_stages[];
     __shared__ uint64_t s_full[kStages], s_empty[kStages];
@@ -53,8 +52,8 @@ ring_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool e
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStages; ++s) {
-            tma_ring::init(&s_full[s], 1);                  // the producer's one arrival (+ bytes)
-            tma_ring::init(&s_empty[s], kConsumerWarps);    // one arrival per consumer warp
+            tma_ring::init(&s_full[s], 1);                 // the producer's one arrival (+ bytes)
+            tma_ring::init(&s_empty[s], kConsumerWarps);   // one arrival per consumer warp
         }
         tma_ring::fence_init();
     }
@@ -114,11 +113,16 @@ ring_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool e
             if (lane == 0) s_tile_prefix = tile_prefix;
         }
         consumers_sync();
-        tile::store<T, kVecs, kAlignedOut>(out, n, base + warp_off, x, vec_prefix,
-                                           s_tile_prefix + s_warp_prefix[warp], exclusive);
+        tile::store<T, kVecs, kAlignedOut>(out, n, base + warp_off, x, vec_prefix, s_tile_prefix + s_warp_prefix[warp],
+                                           exclusive);
     }
 #else
-    (void)in; (void)out; (void)n; (void)exclusive; (void)tiles; (void)st;
+    (void)in;
+    (void)out;
+    (void)n;
+    (void)exclusive;
+    (void)tiles;
+    (void)st;
     __trap();   // never launched: code built for an older GPU takes 06's path (tma_path below)
 #endif
 }
@@ -132,8 +136,7 @@ inline bool tma_path() {
 
 // Persistent grid: as many blocks as the GPU holds at once (the shared memory decides), at most one
 // per tile. Asked of the runtime once per kernel.
-template <class T, bool kAlignedOut, class Handoff>
-int ring_blocks_per_sm() {
+template <class T, bool kAlignedOut, class Handoff> int ring_blocks_per_sm() {
     static const int per_sm = course::resident_blocks(ring_scan_kernel<T, kAlignedOut, Handoff>, kThreads, kSmem);
     return per_sm;
 }
@@ -174,12 +177,13 @@ void launch_ring_scan(const T* in, T* out, size_t n, Kind kind, int scratch_slot
         return;
     }
     const bool excl = kind == Kind::exclusive;
-    if (reinterpret_cast<uintptr_t>(out) % 16 == 0) launch_kernel<T, true, Handoff>(in, out, n, excl, scratch_slot, stream, max_blocks);
+    if (reinterpret_cast<uintptr_t>(out) % 16 == 0)
+        launch_kernel<T, true, Handoff>(in, out, n, excl, scratch_slot, stream, max_blocks);
     else launch_kernel<T, false, Handoff>(in, out, n, excl, scratch_slot, stream, max_blocks);
 }
 
-}  // namespace ring
-}  // namespace scan
+}   // namespace ring
+}   // namespace scan
 
 #ifndef COURSE_NO_MAIN   // the exercise and the wrong/ program include this file
 // --plan: the ring's launch, or 06's where this GPU or this build has no TMA.
@@ -204,7 +208,8 @@ static course::PlanHook plan_hook([](const course::Options&, const course::Case&
 
 // Scratch slot 1 for the tile statuses, as 06.
 void scan_int(const int32_t* in, int32_t* out, size_t n, scan::Kind kind) {
-    scan::ring::launch_ring_scan(reinterpret_cast<const uint32_t*>(in), reinterpret_cast<uint32_t*>(out), n, kind, 1, 0);
+    scan::ring::launch_ring_scan(reinterpret_cast<const uint32_t*>(in), reinterpret_cast<uint32_t*>(out), n, kind, 1,
+                                 0);
 }
 void scan_float(const float* in, float* out, size_t n, scan::Kind kind) {
     scan::ring::launch_ring_scan(in, out, n, kind, 1, 0);

@@ -51,20 +51,23 @@ __device__ __forceinline__ void arrive(uint64_t* bar) {
 }
 // One arrival, and `bytes` more that the current phase must see land before it completes.
 __device__ __forceinline__ void arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
-    TMA_RING_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-                 : "memory");
+    TMA_RING_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 // The copy engine moves `bytes` (a multiple of 16; both addresses 16-byte aligned) from global
 // memory into this block's shared memory and counts them down on `bar` as they land.
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-    TMA_RING_ASM("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
+    TMA_RING_ASM(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem_addr(dst)),
+        "l"(src), "r"(bytes), "r"(smem_addr(bar))
+        : "memory");
 }
 // True once the phase of parity `parity` has completed (the hardware waits a little before saying no).
 __device__ __forceinline__ bool try_wait(uint64_t* bar, uint32_t parity) {
     uint32_t done = 0;
     TMA_RING_ASM("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.b32 %0, 1, 0, p;\n}"
-                 : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
+                 : "=r"(done)
+                 : "r"(smem_addr(bar)), "r"(parity)
+                 : "memory");
     return done != 0;
 }
 __device__ __noinline__ void wait_slow(uint64_t* bar, uint32_t parity) {
@@ -83,8 +86,7 @@ __device__ __forceinline__ void wait(uint64_t* bar, uint32_t parity) {
 }
 
 // The ring's hand-off: which barrier each side waits for and arrives on, for fill number i.
-template <int STAGES>
-struct Handoff {
+template <int STAGES> struct Handoff {
     // Producer, before fill i: stage i % STAGES must be handed back from fill i - STAGES.
     __device__ static void producer_acquire(uint64_t* empty, unsigned i) {
         if (i >= STAGES) wait(&empty[i % STAGES], ((i / STAGES) - 1) & 1);
@@ -93,7 +95,10 @@ struct Handoff {
     // caller wrote the stage itself).
     __device__ static void producer_commit(uint64_t* full, unsigned i, void* dst, const void* src, uint32_t bytes) {
         uint64_t* bar = &full[i % STAGES];
-        if (bytes == 0) { arrive(bar); return; }
+        if (bytes == 0) {
+            arrive(bar);
+            return;
+        }
         arrive_expect_tx(bar, bytes);
         bulk_copy(dst, src, bytes, bar);
     }
@@ -108,9 +113,10 @@ struct Handoff {
 inline void exit_if_ring_stopped(const char* hint) {
     const cudaError_t err = cudaDeviceSynchronize();
     if (err == cudaSuccess) return;
-    std::fprintf(stderr, "FAIL: the kernel stopped (%s): a wait on the ring ran past %llu s, so the ring is stuck: %s\n",
+    std::fprintf(stderr,
+                 "FAIL: the kernel stopped (%s): a wait on the ring ran past %llu s, so the ring is stuck: %s\n",
                  cudaGetErrorName(err), kStuckNs / 1000000000ull, hint);
     std::exit(1);
 }
 
-}  // namespace tma_ring
+}   // namespace tma_ring

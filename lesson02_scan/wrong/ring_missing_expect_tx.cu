@@ -23,8 +23,7 @@ struct NoExpectTx : tma_ring::Handoff<scan::ring::kStages> {
     }
 };
 
-template <class T>
-void ring_scan(const T* in, T* out, size_t n, scan::Kind kind) {
+template <class T> void ring_scan(const T* in, T* out, size_t n, scan::Kind kind) {
     if (!scan::ring::tma_path()) {
         std::fprintf(stderr, "ring_missing_expect_tx needs a GPU with TMA (sm_90+) and code built for it; skipped\n");
         std::exit(course::kExitNoDevice);
