@@ -139,7 +139,7 @@ template <class Kernel> int resident_blocks(Kernel* kernel, int threads, size_t 
             std::min<int>(by_limits, int(d.smem_per_sm / (fixed + smem + 1024)));   // 1 KB a block: the runtime's
     if (!gpu) return by_limits;
     // Past 48 KB of shared memory a block (static + dynamic) the query answers 0 until the kernel may
-    // use that much: opt in first, where the GPU allows it. Without the opt-in, 08_sampled_rows's first
+    // use that much: opt in first, where the GPU allows it. Without the opt-in, rows_05_serving's first
     // call as an A100 (a 48 KB buffer, 24 KB of static memory) planned one block a row.
     if (smem && fixed + smem > 48 * 1024 && fixed + smem <= d.max_smem_optin) allow_dynamic_smem(kernel, smem);
     int per_sm = 0;
@@ -293,7 +293,7 @@ constexpr int min_blocks_that_fit(int blocks, int threads, int smem = 0) {
 }
 
 // A block's shared memory above 48 KB, static and dynamic together, needs an explicit opt-in per
-// kernel (the T4 profile's 4096 candidates in 06_rowwise: 32 KB dynamic + 25 KB static failed the
+// kernel (the T4 profile's 4096 candidates in the row-wise serving build: 32 KB dynamic + 25 KB static failed the
 // launch without it). Done once per kernel and size (a host call inside the timed region would be
 // counted as GPU idle time).
 template <class Kernel> void allow_dynamic_smem(Kernel kernel, size_t bytes) {

@@ -119,7 +119,7 @@ template <class T> __host__ __device__ constexpr uint16_t half_inf_bits() {
     return std::is_same_v<T, __half> ? 0x7C00u : 0x7F80u;
 }
 
-// ---- a threshold compared in the value's own type (08_sampled_rows' one-pass filter) ---------------
+// ---- a threshold compared in the value's own type (rows_05_serving's one-pass filter) ---------------
 // Testing key(x) >= tau costs the key transform on every element; a float comparison costs one
 // instruction. bar_of(tau) is a float v such that the elements that pass(), !(x < v) for the
 // largest (NaN passes) or x <= v for the smallest (NaN fails), are exactly those whose key is at

@@ -53,7 +53,7 @@ gpu_name() { nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | hea
 # The headline step's programs: each lesson's best versions and their library bars.
 headline_programs() {
   case $1 in
-    lesson01_topk) echo 00_cub_sort 05_radix_select ;;
+    lesson01_topk) echo topk_00_cub_sort topk_06_sampled_one_launch ;;
     lesson02_scan) echo 00_cub 06_decoupled_lookback ;;
     lesson03_compact_spmv) echo compact_00_cub compact_03_lookback expand_00_thrust expand_04_head_scatter \
                                 spmv_00_cusparse spmv_04_adaptive spmv_05_merge_path ;;
@@ -72,7 +72,7 @@ headline_cases() {
   local l=$1 p k n e pct g t
   case $l in
     lesson01_topk)
-      for k in 32 1024; do for p in 00_cub_sort 05_radix_select; do headline_run $l/$p --n 2^28 --k $k; done; done ;;
+      for k in 32 1024; do for p in topk_00_cub_sort topk_06_sampled_one_launch; do headline_run $l/$p --n 2^28 --k $k; done; done ;;
     lesson02_scan)
       for n in 2^28 2^24 2^20; do for e in 0 1; do for p in 00_cub 06_decoupled_lookback; do
         headline_run $l/$p --n $n --exclusive $e; done; done; done ;;
@@ -92,7 +92,7 @@ headline_cases() {
 # The targets step's programs (bars first) and one round of its cases.
 target_programs() {
   case $1 in
-    lesson01_topk) echo 00_cub_sort 05_radix_select ;;
+    lesson01_topk) echo topk_00_cub_sort topk_06_sampled_one_launch ;;
     lesson02_scan) echo 00_cub 06_decoupled_lookback ;;
     lesson03_compact_spmv) echo spmv_00_cusparse spmv_05_merge_path ;;
     lesson04_sort) echo 00_cub 08_radix_onesweep 00_cub_merge 05_merge_path ;;
@@ -103,9 +103,9 @@ target_cases() {
   local l=$1 p n e t d g k f
   case $l in
     lesson01_topk)
-      headline_run $l/00_cub_sort --n 2^28 --k 32
-      for k in 1 32 256 1024 2048; do headline_run $l/05_radix_select --n 2^28 --k $k; done
-      headline_run $l/00_cub_sort --n 2^20 --k 32; headline_run $l/05_radix_select --n 2^20 --k 32 ;;
+      headline_run $l/topk_00_cub_sort --n 2^28 --k 32
+      for k in 1 32 256 1024 2048; do headline_run $l/topk_06_sampled_one_launch --n 2^28 --k $k; done
+      headline_run $l/topk_00_cub_sort --n 2^20 --k 32; headline_run $l/topk_06_sampled_one_launch --n 2^20 --k 32 ;;
     lesson02_scan)
       for n in 2^28 2^24 2^20; do for e in 0 1; do for p in 00_cub 06_decoupled_lookback; do
         headline_run $l/$p --n $n --exclusive $e; done; done; done ;;

@@ -8,7 +8,7 @@ For each shape of lesson01_topk/rows.cuh's benchmark (rows x cols, k) and each -
 float32 matrix rounded, as the course makes its inputs), torch.topk(x, k, dim=1) (largest, sorted: the course's semantics),
 three warm-up calls, then the median of the timed calls, each between CUDA events with L2 flushed
 before it. The CSV rows have the course's columns (lesson 01_topk_rows, version torch.topk), so
-plot.py's row-wise table shows them beside 06_rowwise and the segmented-sort bar; copy_gbps is a
+plot.py's row-wise table shows them beside rows_05_serving and the segmented-sort bar; copy_gbps is a
 device-to-device copy of the same bytes, timed the same way.
 
 PyTorch is not a dependency of the course: without it (or without a GPU) this says so and exits 0.
