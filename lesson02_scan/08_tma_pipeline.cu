@@ -25,10 +25,12 @@ namespace scan {
 namespace ring {
 
 // 8 consumer warps x 8 vectors of 4 elements a lane = 8192 elements (32 KB) a stage; 2 stages
-// (64 KB, 71 registers) let 3 blocks share an SM: 24 consumer warps and 6 tiles in flight an SM.
+// (64 KB) and at most 72 registers a thread (the launch bound) let 3 blocks share an SM: 24
+// consumer warps and 6 tiles in flight an SM.
 // 4 consumer warps (8 an SM) could not keep up; other shapes measured: TUNING.md.
 constexpr int kVecs = 8, kStages = 2, kConsumerWarps = 8;
 constexpr int kThreads = 32 * (kConsumerWarps + 1);   // the last warp is the producer
+constexpr int kBlocksPerSm = 3;                       // the launch bound: so on every architecture
 constexpr int kTile = kConsumerWarps * tile::warp_items<kVecs>();
 constexpr size_t kStageBytes = size_t(kTile) * 4;
 constexpr size_t kSmem = kStages * kStageBytes;
@@ -42,8 +44,9 @@ __device__ __forceinline__ void consumers_sync() {
 // 06's kernel split into roles: a producer warp fills the ring with bulk copies; consumer warps
 // scan each stage as 06 scans its registers. Handoff: the ring's protocol (exercise: your own).
 template <class T, bool kAlignedOut, class Handoff>
-__global__ void __launch_bounds__(kThreads) ring_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n,
-                                                             bool exclusive, unsigned tiles, lookback::State st) {
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+    ring_scan_kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool exclusive, unsigned tiles,
+                     lookback::State st) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char s_stages[];
     __shared__ uint64_t s_full[kStages], s_empty[kStages];

@@ -197,7 +197,7 @@ and the missing kernel turns it into an exclusive one. First, graded as handed o
 code("""
 EXERCISE = "lesson02_scan/exercises/exclusive_from_inclusive.cu"
 skeleton = open(EXERCISE).read()
-print(skeleton[skeleton.index("// The exercise"):skeleton.index("template <class T>\\nvoid")])
+print(skeleton[skeleton.index("// The exercise"):skeleton.index("template <class T> void")])
 if HAVE_GPU:
     rc = sh("make grade EX=exclusive_from_inclusive", ok=None)
     print("unsolved: FAIL, as expected" if rc != 0 else "unexpected: the skeleton passed")
@@ -213,7 +213,10 @@ exercise asks you to explain why. The cell writes it over the `TODO` lines of th
 
 code("""
 TODO_LINES = \"\"\"    // TODO: out[i] = exclusive prefix of element i (see the header).
-    (void)in; (void)inclusive; (void)out; (void)n;
+    (void)in;
+    (void)inclusive;
+    (void)out;
+    (void)n;
 \"\"\"
 SOLUTION = \"\"\"    // out[i] = the inclusive prefix one place to the left; element 0 gets 0.
     (void)in;

@@ -46,6 +46,8 @@ int main(int argc, char** argv) {
         char* end = nullptr;
         long v = (!std::strcmp(argv[a], "--n") && a + 1 < argc) ? std::strtol(argv[++a], &end, 10) : 0;
         if (!end || *end || v < 1 || v > kBlock) {
+            for (char* c = argv[a]; *c; ++c)   // echo it on one line: control bytes shown as '?'
+                if ((unsigned char)*c < 32 || *c == 127) *c = '?';
             std::fprintf(stderr, "error: bad argument '%s' (usage: first_scan [--n N], 1 <= N <= %d)\n", argv[a],
                          kBlock);
             return 2;
