@@ -24,6 +24,7 @@
 #include <cuda_fp16.h>
 
 #include "../common/harness.cuh"
+#include "../common/types.cuh"
 
 // The two 16-bit float types by name, as .npy files and the command line know them. NumPy has no
 // bfloat16: a bfloat16 .npy holds the bit patterns as '<u2' (torch: t.view(torch.uint16).numpy(),
@@ -653,6 +654,9 @@ struct HalfLaunchers {
     Launcher<__nv_bfloat16> bf16 = nullptr;
 };
 
+// The element types a 1-D top-k runs, in --help's order (the first is the default --type).
+using Types = course::TypeList<float, int32_t, uint32_t, __half, __nv_bfloat16>;
+
 inline int run_lesson(int argc, char** argv, const char* version, Launcher<float> f32, Launcher<int32_t> i32,
                       Launcher<uint32_t> u32, Limits lim = {}, HalfLaunchers h = {}) {
     lim.half_floats = h.f16 && h.bf16;
@@ -662,11 +666,9 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.cli.program = version;
     def.cli.summary = "top-k: the k largest (or --smallest) values and their indices";
     def.cli.dists = dists();
-    def.cli.dtypes = {"float32", "int32", "uint32"};
-    if (lim.half_floats) {
-        def.cli.dtypes.push_back("float16");
-        def.cli.dtypes.push_back("bfloat16");
-    }
+    const course::Launchers<Launcher, float, int32_t, uint32_t, __half, __nv_bfloat16> fns{f32, i32, u32, h.f16, h.bf16};
+    def.cli.dtypes = course::type_names(Types{});
+    if (!lim.half_floats) def.cli.dtypes.resize(3);   // float16 and bfloat16 are the last two
     def.cli.param_name = "k";
     def.cli.param_default = std::min<uint64_t>(32, lim.max_k);
     def.cli.param_min = 1;
@@ -676,11 +678,9 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
         if (o.test || o.sweep) return;
         uint64_t n = o.n;
         if (!o.input.empty()) {   // the file's n counts: read it now, before the GPU is touched
-            if (o.dtype == "int32") n = course::load_npy<int32_t>(o.input).size();
-            else if (o.dtype == "uint32") n = course::load_npy<uint32_t>(o.input).size();
-            else if (o.dtype == "float16") n = course::load_npy<__half>(o.input).size();
-            else if (o.dtype == "bfloat16") n = course::load_npy<__nv_bfloat16>(o.input).size();
-            else n = course::load_npy<float>(o.input).size();
+            n = course::dispatch_type(o.dtype, Types{}, [&](auto tag) -> uint64_t {
+                return course::load_npy<typename decltype(tag)::type>(o.input).size();
+            });
         }
         if (n == 0) course::usage_error("top-k needs at least one element (n=0)");
         if (o.param > n)
@@ -702,12 +702,10 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.battery = [lim](const course::Options& o) { return battery(o, lim); };
     def.sweep = [lim](const course::Options& o) { return sweep(o, lim); };
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
-        const bool u = lim.unsorted;
-        if (c.dtype == "int32") return std::make_unique<TopkTrial<int32_t>>(o, c, i32, u);
-        if (c.dtype == "uint32") return std::make_unique<TopkTrial<uint32_t>>(o, c, u32, u);
-        if (c.dtype == "float16") return std::make_unique<TopkTrial<__half>>(o, c, h.f16, u);
-        if (c.dtype == "bfloat16") return std::make_unique<TopkTrial<__nv_bfloat16>>(o, c, h.bf16, u);
-        return std::make_unique<TopkTrial<float>>(o, c, f32, u);
+        return course::dispatch_type(c.dtype, Types{}, [&](auto tag) -> std::unique_ptr<course::Trial> {
+            using T = typename decltype(tag)::type;
+            return std::make_unique<TopkTrial<T>>(o, c, fns.template get<T>(), lim.unsorted);
+        });
     };
     return course::drive(argc, argv, def);
 }

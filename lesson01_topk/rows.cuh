@@ -40,6 +40,8 @@ namespace rows {
 // course::scratch, so the timed runs never allocate).
 template <class T = float>
 using Launcher = void (*)(const T* d_in, size_t rows, size_t cols, size_t k, bool smallest, T* d_vals, uint32_t* d_idx);
+// The element types the row-wise track runs, in --help's order (the first is the default --type).
+using Types = course::TypeList<float, __half, __nv_bfloat16>;
 
 // The end of a chunk of a row, [begin, begin + chunk) cut at cols (the many-blocks path M, the sampled pass),
 // in 64 bits: begin + chunk passes 2^32 when cols is close to it (tests/lesson01_host.cu checks
@@ -520,12 +522,10 @@ inline Shape plan_shape(const course::Options& o, const course::Case& c) {
         s.rows = len.size();
         if (len.empty()) throw course::UsageError("--lengths holds no rows: a ragged batch needs at least one");
         s.cols = *std::max_element(len.begin(), len.end());
-    } else if (c.dtype == "float16") {
-        RowsTrial<__half>::load_matrix(o.input, s.rows, s.cols);
-    } else if (c.dtype == "bfloat16") {
-        RowsTrial<__nv_bfloat16>::load_matrix(o.input, s.rows, s.cols);
     } else {
-        RowsTrial<float>::load_matrix(o.input, s.rows, s.cols);
+        course::dispatch_type(c.dtype, Types{}, [&](auto tag) {
+            RowsTrial<typename decltype(tag)::type>::load_matrix(o.input, s.rows, s.cols);
+        });
     }
     return s;
 }
@@ -702,11 +702,8 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
     def.cli.dists = shapes();
     if (ragged)
         for (auto& r : ragged_shapes()) def.cli.dists.push_back(r);
-    def.cli.dtypes = {"float32"};
-    if (half) {
-        def.cli.dtypes.push_back("float16");
-        def.cli.dtypes.push_back("bfloat16");
-    }
+    def.cli.dtypes = course::type_names(Types{});
+    if (!half) def.cli.dtypes.resize(1);   // float32 alone
     def.cli.param_name = "k";
     def.cli.param_default = 50;
     def.cli.param_min = 1;
@@ -738,9 +735,9 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
                 const std::vector<uint64_t> lens = RaggedTrial<float>::load_lengths(o.get("lengths"));
                 if (lens.empty()) course::usage_error("--lengths holds no rows: a ragged batch needs at least one");
                 for (uint64_t l : lens) total += l;
-                if (o.dtype == "float16") n = course::load_npy<__half>(o.input).size();
-                else if (o.dtype == "bfloat16") n = course::load_npy<__nv_bfloat16>(o.input).size();
-                else n = course::load_npy<float>(o.input).size();
+                n = course::dispatch_type(o.dtype, Types{}, [&](auto tag) -> uint64_t {
+                    return course::load_npy<typename decltype(tag)::type>(o.input).size();
+                });
                 if (total != n)
                     course::usage_error("--lengths add up to " + std::to_string(total) + " but --input has " +
                                         std::to_string(n) + " elements");
@@ -750,9 +747,8 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
         uint64_t r = 0, c = o.n;
         if (!o.input.empty()) {
             if (o.has("rows")) course::usage_error("--input sets the rows from the file: drop --rows");
-            if (o.dtype == "float16") RowsTrial<__half>::load_matrix(o.input, r, c);
-            else if (o.dtype == "bfloat16") RowsTrial<__nv_bfloat16>::load_matrix(o.input, r, c);
-            else RowsTrial<float>::load_matrix(o.input, r, c);
+            course::dispatch_type(o.dtype, Types{},
+                                  [&](auto tag) { RowsTrial<typename decltype(tag)::type>::load_matrix(o.input, r, c); });
         } else if (!course::parse_count(o.get("rows", "64"), r) || r == 0) {
             course::usage_error("--rows '" + o.get("rows") + "' is not a count of at least 1");
         }
@@ -771,6 +767,8 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher<float> 
     const bool half = f16 && bf16;
     const bool ragged = rag.f32 && (!half || (rag.f16 && rag.bf16));
     course::LessonDef def = rows_lesson(version, half, ragged, true, rag.max_k);
+    const course::Launchers<Launcher, float, __half, __nv_bfloat16> fns{f32, f16, bf16};
+    const course::Launchers<RaggedLauncher, float, __half, __nv_bfloat16> ragged_fns{rag.f32, rag.f16, rag.bf16};
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
         if (c.dtype == kTwoTypes) {
             course::Case a = c, b = c;
@@ -779,14 +777,12 @@ inline int run_rows(int argc, char** argv, const char* version, Launcher<float> 
             return std::make_unique<TwoTypesTrial>(std::make_unique<RowsTrial<float>>(o, a, f32, lim),
                                                    std::make_unique<RowsTrial<__nv_bfloat16>>(o, b, bf16, lim));
         }
-        if (o.has("lengths") || is_ragged(c.dist)) {
-            if (c.dtype == "float16") return std::make_unique<RaggedTrial<__half>>(o, c, rag.f16);
-            if (c.dtype == "bfloat16") return std::make_unique<RaggedTrial<__nv_bfloat16>>(o, c, rag.bf16);
-            return std::make_unique<RaggedTrial<float>>(o, c, rag.f32);
-        }
-        if (c.dtype == "float16") return std::make_unique<RowsTrial<__half>>(o, c, f16, lim);
-        if (c.dtype == "bfloat16") return std::make_unique<RowsTrial<__nv_bfloat16>>(o, c, bf16, lim);
-        return std::make_unique<RowsTrial<float>>(o, c, f32, lim);
+        const bool ragged_case = o.has("lengths") || is_ragged(c.dist);
+        return course::dispatch_type(c.dtype, Types{}, [&](auto tag) -> std::unique_ptr<course::Trial> {
+            using T = typename decltype(tag)::type;
+            if (ragged_case) return std::make_unique<RaggedTrial<T>>(o, c, ragged_fns.template get<T>());
+            return std::make_unique<RowsTrial<T>>(o, c, fns.template get<T>(), lim);
+        });
     };
     return course::drive(argc, argv, def);
 }

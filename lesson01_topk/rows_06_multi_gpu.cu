@@ -90,8 +90,10 @@ int main(int argc, char** argv) {
         "row-wise top-k across GPUs: the k largest (or --smallest) of every row, rows split over the GPUs";
     return mgpu::drive(argc, argv, def,
                        [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           if (c.dtype == "float16") return std::make_unique<mrows::RowsJob<__half>>(o, c);
-                           if (c.dtype == "bfloat16") return std::make_unique<mrows::RowsJob<__nv_bfloat16>>(o, c);
-                           return std::make_unique<mrows::RowsJob<float>>(o, c);
+                           return course::dispatch_type(c.dtype, topk::rows::Types{},
+                                                        [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                                                            using T = typename decltype(tag)::type;
+                                                            return std::make_unique<mrows::RowsJob<T>>(o, c);
+                                                        });
                        });
 }

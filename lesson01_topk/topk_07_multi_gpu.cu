@@ -247,7 +247,8 @@ int main(int argc, char** argv) {
     def.cli.program = def.version;
     def.cli.summary = "top-k across GPUs: the k largest (or --smallest) values and their indices";
     def.cli.dists = topk::dists();
-    def.cli.dtypes = {"float32", "int32", "uint32"};
+    using Types = course::TypeList<float, int32_t, uint32_t>;   // 1-D top-k's 32-bit types
+    def.cli.dtypes = course::type_names(Types{});
     def.cli.param_name = "k";
     def.cli.param_default = 32;
     def.cli.param_min = 1;
@@ -270,9 +271,8 @@ int main(int argc, char** argv) {
     def.sweep = [lim](const course::Options& o) { return topk::sweep(o, lim); };
     return mgpu::drive(argc, argv, def,
                        [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           if (c.dtype == "int32") return std::make_unique<mtopk::TopkJob<int32_t>>(o, c);
-                           if (c.dtype == "uint32") return std::make_unique<mtopk::TopkJob<uint32_t>>(o, c);
-                           if (c.dtype == "float32") return std::make_unique<mtopk::TopkJob<float>>(o, c);
-                           throw course::UsageError("this version does not offer --type " + c.dtype);
+                           return course::dispatch_type(c.dtype, Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                               return std::make_unique<mtopk::TopkJob<typename decltype(tag)::type>>(o, c);
+                           });
                        });
 }

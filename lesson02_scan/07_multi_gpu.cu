@@ -137,7 +137,8 @@ int main(int argc, char** argv) {
     return mgpu::drive(argc, argv, def,
                        [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
                            scan::Kind kind = c.param ? scan::Kind::exclusive : scan::Kind::inclusive;
-                           if (c.dtype == "float32") return std::make_unique<mscan::ScanJob<float>>(o, c, kind);
-                           return std::make_unique<mscan::ScanJob<int32_t>>(o, c, kind);
+                           return course::dispatch_type(c.dtype, scan::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                               return std::make_unique<mscan::ScanJob<typename decltype(tag)::type>>(o, c, kind);
+                           });
                        });
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "../common/harness.cuh"
+#include "../common/types.cuh"
 #include "primitives.cuh"
 
 namespace scan {
@@ -32,6 +33,8 @@ namespace scan {
 // Every version provides a launcher of this shape: device pointers in and out, n elements.
 // Scratch comes from course::scratch(), so the timed runs never allocate.
 template <class T> using Launcher = void (*)(const T* d_in, T* d_out, size_t n, Kind kind);
+// The element types a scan runs, in --help's order (float32 only where a version gives its launcher).
+using Types = course::TypeList<int32_t, float>;
 
 // Wrap-around int32 addition: signed overflow is undefined in C++, unsigned is not.
 __host__ __device__ inline int32_t wrap_add(int32_t a, int32_t b) { return int32_t(uint32_t(a) + uint32_t(b)); }
@@ -231,7 +234,8 @@ inline course::LessonDef lesson_def(const char* version, bool with_float, uint64
     def.cli.program = version;
     def.cli.summary = "prefix sum (scan) of int32" + std::string(with_float ? " or float32" : "");
     def.cli.dists = dists();
-    def.cli.dtypes = with_float ? std::vector<std::string>{"int32", "float32"} : std::vector<std::string>{"int32"};
+    def.cli.dtypes = course::type_names(Types{});
+    if (!with_float) def.cli.dtypes.resize(1);   // int32 alone
     def.cli.param_name = "exclusive";
     def.cli.param_default = 0;
     def.cli.param_max = 1;
@@ -259,9 +263,12 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<int32
         return cases;
     };
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
-        Kind kind = c.param ? Kind::exclusive : Kind::inclusive;
-        if (c.dtype == "float32") return std::make_unique<ScanTrial<float>>(o, c, float_fn, kind);
-        return std::make_unique<ScanTrial<int32_t>>(o, c, int_fn, kind);
+        const Kind kind = c.param ? Kind::exclusive : Kind::inclusive;
+        const course::Launchers<Launcher, int32_t, float> fns{int_fn, float_fn};
+        return course::dispatch_type(c.dtype, Types{}, [&](auto tag) -> std::unique_ptr<course::Trial> {
+            using T = typename decltype(tag)::type;
+            return std::make_unique<ScanTrial<T>>(o, c, fns.template get<T>(), kind);
+        });
     };
     return course::drive(argc, argv, def);
 }

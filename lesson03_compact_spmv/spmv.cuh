@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../common/harness.cuh"
+#include "../common/types.cuh"
 #include "mtx.h"
 
 namespace spmv {
@@ -41,6 +42,8 @@ template <class T> struct Csr {
 
 // y = A x. Device pointers; scratch from course::scratch(); never allocates in the timed runs.
 template <class T> using Launcher = void (*)(const Csr<T>& A, const T* x, T* y);
+// The value types SpMV runs, in --help's order (float64 only where a version gives its launcher).
+using Types = course::TypeList<float, double>;
 
 constexpr double kRelTolF32 = 1e-5, kRelTolF64 = 1e-13;
 constexpr double kAbsTolF32 = 1e-30, kAbsTolF64 = 1e-300;
@@ -459,7 +462,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.cli.summary = "sparse matrix times vector y = A x, CSR, float32" + std::string(f64 ? " or float64" : "");
     def.cli.dists = families();
     def.cli.dists.push_back(kFileDist);
-    def.cli.dtypes = f64 ? std::vector<std::string>{"float32", "float64"} : std::vector<std::string>{"float32"};
+    def.cli.dtypes = course::type_names(Types{});
+    if (!f64) def.cli.dtypes.resize(1);   // float32 alone
     def.cli.param_name = "per_row";
     def.cli.param_default = 16;
     def.cli.param_min = 1;
@@ -482,8 +486,11 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.battery = [f64](const course::Options& o) { return battery(o, f64 != nullptr); };
     def.sweep = [f64](const course::Options& o) { return sweep(o, f64 != nullptr); };
     def.make_trial = [=](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
-        if (c.dtype == "float64") return std::make_unique<SpmvTrial<double>>(o, c, f64);
-        return std::make_unique<SpmvTrial<float>>(o, c, f32);
+        const course::Launchers<Launcher, float, double> fns{f32, f64};
+        return course::dispatch_type(c.dtype, Types{}, [&](auto tag) -> std::unique_ptr<course::Trial> {
+            using T = typename decltype(tag)::type;
+            return std::make_unique<SpmvTrial<T>>(o, c, fns.template get<T>());
+        });
     };
     std::vector<std::string> args = rewrite_args(argc, argv);
     std::vector<char*> ptrs;

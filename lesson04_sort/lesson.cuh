@@ -19,6 +19,14 @@
 #include <vector>
 
 #include "../common/harness.cuh"
+#include "../common/types.cuh"
+
+namespace sorting {
+struct Pairs {};   // --type pairs: uint32 keys, each carrying a uint32 value
+}   // namespace sorting
+template <> struct course::TypeName<sorting::Pairs> {
+    static const char* get() { return "pairs"; }
+};
 
 namespace sorting {
 
@@ -47,7 +55,17 @@ struct Sorter {
     PairsFn pairs = nullptr;
     uint64_t max_n = course::kMaxCount;   // versions with a size limit state it here
     const char* limit_why = "";           // e.g. "O(n^2) work: minutes beyond 2^17"
+    // The keys launcher of type K (nullptr where the version does not offer it).
+    template <class K> KeysFn<K> keys() const {
+        if constexpr (std::is_same_v<K, uint32_t>) return u32;
+        else if constexpr (std::is_same_v<K, int32_t>) return i32;
+        else if constexpr (std::is_same_v<K, float>) return f32;
+        else return u64;
+    }
 };
+
+// The types a sort runs, in --help's order; a version offers those it gives a launcher for.
+using Types = course::TypeList<uint32_t, int32_t, float, uint64_t, Pairs>;
 
 // A version whose keys sort is one template V::keys<K>, with V::pairs for pairs, offers every
 // type; this fills its Sorter (06, and 07 / 08 through radix::sorter_for):
@@ -465,11 +483,13 @@ private:
 
 inline std::vector<std::string> offered_types(const Sorter& s) {
     std::vector<std::string> t;
-    if (s.u32) t.push_back("uint32");
-    if (s.i32) t.push_back("int32");
-    if (s.f32) t.push_back("float32");
-    if (s.u64) t.push_back("uint64");
-    if (s.pairs) t.push_back("pairs");
+    for (const std::string& name : course::type_names(Types{}))
+        if (course::dispatch_type(name, Types{}, [&](auto tag) {
+                using T = typename decltype(tag)::type;
+                if constexpr (std::is_same_v<T, Pairs>) return s.pairs != nullptr;
+                else return s.keys<T>() != nullptr;
+            }))
+            t.push_back(name);
     return t;
 }
 
@@ -535,12 +555,11 @@ inline int run_lesson(int argc, char** argv, const char* version, const Sorter& 
         return cases;
     };
     def.make_trial = [sorter](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
-        if (c.dtype == "uint32") return std::make_unique<KeysTrial<uint32_t>>(o, c, sorter.u32);
-        if (c.dtype == "int32") return std::make_unique<KeysTrial<int32_t>>(o, c, sorter.i32);
-        if (c.dtype == "float32") return std::make_unique<KeysTrial<float>>(o, c, sorter.f32);
-        if (c.dtype == "uint64") return std::make_unique<KeysTrial<uint64_t>>(o, c, sorter.u64);
-        if (c.dtype == "pairs") return std::make_unique<PairsTrial>(o, c, sorter.pairs);
-        throw course::UsageError("this version does not offer --type " + c.dtype);
+        return course::dispatch_type(c.dtype, Types{}, [&](auto tag) -> std::unique_ptr<course::Trial> {
+            using T = typename decltype(tag)::type;
+            if constexpr (std::is_same_v<T, Pairs>) return std::make_unique<PairsTrial>(o, c, sorter.pairs);
+            else return std::make_unique<KeysTrial<T>>(o, c, sorter.keys<T>());
+        });
     };
     return course::drive(argc, argv, def);
 }

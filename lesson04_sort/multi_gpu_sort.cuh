@@ -216,12 +216,13 @@ int run_sort_program(int argc, char** argv, const char* version, SizeLimit limit
     };
     return mgpu::drive(argc, argv, def,
                        [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           if (c.dtype == "uint32") return std::make_unique<Job<uint32_t, false>>(o, c);
-                           if (c.dtype == "int32") return std::make_unique<Job<int32_t, false>>(o, c);
-                           if (c.dtype == "float32") return std::make_unique<Job<float, false>>(o, c);
-                           if (c.dtype == "uint64") return std::make_unique<Job<uint64_t, false>>(o, c);
-                           if (c.dtype == "pairs") return std::make_unique<Job<uint32_t, true>>(o, c);
-                           throw course::UsageError("this version does not offer --type " + c.dtype);
+                           return course::dispatch_type(c.dtype, sorting::Types{},
+                                                        [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                                                            using T = typename decltype(tag)::type;
+                                                            if constexpr (std::is_same_v<T, sorting::Pairs>)
+                                                                return std::make_unique<Job<uint32_t, true>>(o, c);
+                                                            else return std::make_unique<Job<T, false>>(o, c);
+                                                        });
                        });
 }
 

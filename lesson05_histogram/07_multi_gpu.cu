@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
     };
     return mgpu::drive(argc, argv, def,
                        [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           if (c.dtype == "uint8") return std::make_unique<mhist::HistJob<uint8_t>>(o, c);
-                           return std::make_unique<mhist::HistJob<uint32_t>>(o, c);
+                           return course::dispatch_type(c.dtype, hist::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                               return std::make_unique<mhist::HistJob<typename decltype(tag)::type>>(o, c);
+                           });
                        });
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../common/harness.cuh"
+#include "../common/types.cuh"
 #include "histogram.cuh"
 
 // Semantics (README.md, "semantics card"):
@@ -336,6 +337,9 @@ inline std::vector<course::Case> sweep(const course::Options&) {
 // ---- the program ------------------------------------------------------------------------------------
 
 // The lesson's own options, checked before the GPU is touched (every histogram program uses it).
+// The sample types: bytes (256 bins) and 32-bit keys (--bins even bins over [--lo, --hi)).
+using Types = course::TypeList<uint8_t, uint32_t>;
+
 inline void validate_options(const course::Options& o) {
     if (o.n > kMaxSamples) course::usage_error("--n is at most 2^32 - 1 samples (counts are uint32)");
     if (o.dtype == "uint8") {
@@ -366,8 +370,8 @@ inline course::LessonDef lesson_def(const char* version, bool bytes_first) {
     def.cli.summary =
         "histogram: bytes into 256 bins (--type uint8) or 32-bit keys into --bins even bins over [--lo, --hi) (--type uint32)";
     def.cli.dists = dists();
-    def.cli.dtypes =
-        bytes_first ? std::vector<std::string>{"uint8", "uint32"} : std::vector<std::string>{"uint32", "uint8"};
+    def.cli.dtypes = course::type_names(Types{});
+    if (!bytes_first) std::swap(def.cli.dtypes[0], def.cli.dtypes[1]);   // keys the default
     def.cli.param_name = "bins";
     def.cli.param_default = 256;
     def.cli.param_min = 1;
@@ -395,8 +399,9 @@ inline int run_lesson(int argc, char** argv, const char* version, Support s) {
         return "";
     };
     def.make_trial = [s](const course::Options& o, const course::Case& c) -> std::unique_ptr<course::Trial> {
-        if (c.dtype == "uint8") return std::make_unique<HistTrial<uint8_t>>(o, c, s);
-        return std::make_unique<HistTrial<uint32_t>>(o, c, s);
+        return course::dispatch_type(c.dtype, Types{}, [&](auto tag) -> std::unique_ptr<course::Trial> {
+            return std::make_unique<HistTrial<typename decltype(tag)::type>>(o, c, s);
+        });
     };
     return course::drive(argc, argv, def);
 }
