@@ -666,7 +666,8 @@ inline int run_lesson(int argc, char** argv, const char* version, Launcher<float
     def.cli.program = version;
     def.cli.summary = "top-k: the k largest (or --smallest) values and their indices";
     def.cli.dists = dists();
-    const course::Launchers<Launcher, float, int32_t, uint32_t, __half, __nv_bfloat16> fns{f32, i32, u32, h.f16, h.bf16};
+    const course::Launchers<Launcher, float, int32_t, uint32_t, __half, __nv_bfloat16> fns{f32, i32, u32, h.f16,
+                                                                                           h.bf16};
     def.cli.dtypes = course::type_names(Types{});
     if (!lim.half_floats) def.cli.dtypes.resize(3);   // float16 and bfloat16 are the last two
     def.cli.param_name = "k";

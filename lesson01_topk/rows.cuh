@@ -747,8 +747,9 @@ inline course::LessonDef rows_lesson(const char* version, bool half, bool ragged
         uint64_t r = 0, c = o.n;
         if (!o.input.empty()) {
             if (o.has("rows")) course::usage_error("--input sets the rows from the file: drop --rows");
-            course::dispatch_type(o.dtype, Types{},
-                                  [&](auto tag) { RowsTrial<typename decltype(tag)::type>::load_matrix(o.input, r, c); });
+            course::dispatch_type(o.dtype, Types{}, [&](auto tag) {
+                RowsTrial<typename decltype(tag)::type>::load_matrix(o.input, r, c);
+            });
         } else if (!course::parse_count(o.get("rows", "64"), r) || r == 0) {
             course::usage_error("--rows '" + o.get("rows") + "' is not a count of at least 1");
         }

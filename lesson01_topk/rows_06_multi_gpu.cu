@@ -88,12 +88,11 @@ int main(int argc, char** argv) {
     course::LessonDef def = topk::rows::rows_lesson("rows_06_multi_gpu", true, false);
     def.cli.summary =
         "row-wise top-k across GPUs: the k largest (or --smallest) of every row, rows split over the GPUs";
-    return mgpu::drive(argc, argv, def,
-                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           return course::dispatch_type(c.dtype, topk::rows::Types{},
-                                                        [&](auto tag) -> std::unique_ptr<mgpu::Job> {
-                                                            using T = typename decltype(tag)::type;
-                                                            return std::make_unique<mrows::RowsJob<T>>(o, c);
-                                                        });
-                       });
+    return mgpu::drive(
+        argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+            return course::dispatch_type(c.dtype, topk::rows::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                using T = typename decltype(tag)::type;
+                return std::make_unique<mrows::RowsJob<T>>(o, c);
+            });
+        });
 }

@@ -134,11 +134,11 @@ int main(int argc, char** argv) {
         }
         return cases;
     };
-    return mgpu::drive(argc, argv, def,
-                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           scan::Kind kind = c.param ? scan::Kind::exclusive : scan::Kind::inclusive;
-                           return course::dispatch_type(c.dtype, scan::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
-                               return std::make_unique<mscan::ScanJob<typename decltype(tag)::type>>(o, c, kind);
-                           });
-                       });
+    return mgpu::drive(
+        argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+            scan::Kind kind = c.param ? scan::Kind::exclusive : scan::Kind::inclusive;
+            return course::dispatch_type(c.dtype, scan::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                return std::make_unique<mscan::ScanJob<typename decltype(tag)::type>>(o, c, kind);
+            });
+        });
 }

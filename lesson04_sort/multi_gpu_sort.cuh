@@ -214,16 +214,14 @@ int run_sort_program(int argc, char** argv, const char* version, SizeLimit limit
         if (P > kMaxGpus) return "at most " + std::to_string(kMaxGpus) + " GPUs";
         return limit(c.n, P);
     };
-    return mgpu::drive(argc, argv, def,
-                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           return course::dispatch_type(c.dtype, sorting::Types{},
-                                                        [&](auto tag) -> std::unique_ptr<mgpu::Job> {
-                                                            using T = typename decltype(tag)::type;
-                                                            if constexpr (std::is_same_v<T, sorting::Pairs>)
-                                                                return std::make_unique<Job<uint32_t, true>>(o, c);
-                                                            else return std::make_unique<Job<T, false>>(o, c);
-                                                        });
-                       });
+    return mgpu::drive(
+        argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+            return course::dispatch_type(c.dtype, sorting::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                using T = typename decltype(tag)::type;
+                if constexpr (std::is_same_v<T, sorting::Pairs>) return std::make_unique<Job<uint32_t, true>>(o, c);
+                else return std::make_unique<Job<T, false>>(o, c);
+            });
+        });
 }
 
 }   // namespace msort

@@ -105,10 +105,10 @@ int main(int argc, char** argv) {
         for (uint64_t n : course::sweep_sizes()) cases.push_back({n, "uniform", 4096, "uint32"});
         return cases;
     };
-    return mgpu::drive(argc, argv, def,
-                       [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
-                           return course::dispatch_type(c.dtype, hist::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
-                               return std::make_unique<mhist::HistJob<typename decltype(tag)::type>>(o, c);
-                           });
-                       });
+    return mgpu::drive(
+        argc, argv, def, [](const course::Options& o, const course::Case& c) -> std::unique_ptr<mgpu::Job> {
+            return course::dispatch_type(c.dtype, hist::Types{}, [&](auto tag) -> std::unique_ptr<mgpu::Job> {
+                return std::make_unique<mhist::HistJob<typename decltype(tag)::type>>(o, c);
+            });
+        });
 }
