@@ -3,7 +3,9 @@
 # headline cases, the ncu profiles of the gaps. Logs go to $OUT (default gpu-logs/); a short digest is printed last.
 #   STEPS="build test sanitize bench" LESSONS="lesson02_scan lesson05_histogram" QUICK=1 tools/gpu_batch.sh
 # LESSONS narrows every step (the build too: only those lessons' programs, wrong/ and exercises/).
-# GPU_ONLY=1 skips the host half of the tests (and the host-test build). SWEEP="build/a build/b"
+# GPU_ONLY=1 skips the host half of the tests (and the host-test build). BUILD=dir runs the test,
+# sanitize and bench steps over programs built elsewhere (compiled on a machine without a GPU and
+# carried here: STEPS="test sanitize" BUILD=build_gpu, no build step). SWEEP="build/a build/b"
 # sweeps only those programs instead of every version of LESSONS (bars included: list them); the
 # rows are merged into results/<gpu>.csv there, and the CSV is copied to $OUT.
 # The build keeps going past a program that fails to compile (make -k), so one broken file does
@@ -32,6 +34,7 @@ OUT=${OUT:-gpu-logs}
 STEPS=${STEPS:-build test}
 LESSONS=${LESSONS:-lesson01_topk lesson02_scan lesson03_compact_spmv lesson04_sort lesson05_histogram}
 ARCH=${ARCH:-90}
+BUILD=${BUILD:-build}
 JOBS=${JOBS:-$(nproc)}
 ROUNDS=${ROUNDS:-2}
 mkdir -p "$OUT"
@@ -197,22 +200,22 @@ for step in $STEPS; do
       echo "build: exit $? ($(grep -c ' error' "$OUT/build.log") error lines)" >> "$digest"
       grep -B1 -A3 ' error' "$OUT/build.log" | head -40 >> "$digest" ;;
     test)
-      python3 tests/run_tests.py --build build ${QUICK:+--quick} ${GPU_ONLY:+--gpu-only} --only "$only" \
+      python3 tests/run_tests.py --build "$BUILD" ${QUICK:+--quick} ${GPU_ONLY:+--gpu-only} --only "$only" \
         --jobs "${TEST_JOBS:-4}" > "$OUT/test.log" 2>&1
       echo "test: $(tail -n 1 "$OUT/test.log")" >> "$digest"
       grep -E '^(FAIL|SKIP)' "$OUT/test.log" | cut -c1-400 | head -60 >> "$digest" ;;
     sanitize)
-      python3 tests/sanitize.py --build build --lessons "$LESSONS" ${SANITIZE_TOOLS:+--tools $SANITIZE_TOOLS} ${SANITIZE_SIZES:+--sizes $SANITIZE_SIZES} > "$OUT/sanitize.log" 2>&1
+      python3 tests/sanitize.py --build "$BUILD" --lessons "$LESSONS" ${SANITIZE_TOOLS:+--tools $SANITIZE_TOOLS} ${SANITIZE_SIZES:+--sizes $SANITIZE_SIZES} > "$OUT/sanitize.log" 2>&1
       echo "sanitize: $(tail -n 1 "$OUT/sanitize.log")" >> "$digest"
       grep -E '^FAIL' "$OUT/sanitize.log" | cut -c1-300 | head -30 >> "$digest" ;;
     bench)
       if [ -n "${SWEEP:-}" ]; then   # only the listed programs (list the bars too)
-        make bench-run BENCH_PROGRAMS="$SWEEP" >> "$OUT/bench.log" 2>&1
+        make bench-run BUILD="$BUILD" BENCH_PROGRAMS="$SWEEP" >> "$OUT/bench.log" 2>&1
         echo "bench $SWEEP: exit $? after $(( $(date +%s) - start )) s" >> "$digest"
         cp results/*.csv "$OUT/" 2>/dev/null
       else                           # one lesson at a time, so a call cut short keeps the lessons already measured
         for l in $LESSONS; do
-          make bench-run LESSONS="$l" >> "$OUT/bench.log" 2>&1
+          make bench-run BUILD="$BUILD" LESSONS="$l" >> "$OUT/bench.log" 2>&1
           echo "bench $l: exit $? after $(( $(date +%s) - start )) s" >> "$digest"
           cp results/*.csv "$OUT/" 2>/dev/null
         done
