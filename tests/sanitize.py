@@ -50,6 +50,10 @@ EXTRA = {
                                       # a row past 2^20 beside constant rows of 2^20 (1.0, -inf, NaN): the
                                       # short rows' chunks keep more than the shared buffer holds
                                       ["--dist", "ragged_equal", "--rows", "4", "--n", "2097152", "--k", "50"]],
+    # The TMA rings refill a stage only once there are more tiles than resident blocks (3 an SM:
+    # 396 on an H100): past 513 tiles of 8192 (scan) and 489 of 6144 (compaction).
+    "lesson02_scan/08_tma_pipeline": [["--n", "4194307"], ["--n", "4194307", "--type", "float32", "--exclusive", "1"]],
+    "lesson03_compact_spmv/compact_04_tma_pipeline": [["--n", "3000017", "--pct", "50"]],
 }
 
 
