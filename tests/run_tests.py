@@ -403,6 +403,8 @@ def script_tests(tmp):
         [os.path.join(ROOT, ".ci", "run")]
     bad = [os.path.relpath(f, ROOT) for f in scripts if run(["bash", "-n", f])[0] != 0]
     report("PASS" if not bad else "FAIL", f"shell scripts parse ({len(scripts)})", ", ".join(bad))
+    sub_suite([sys.executable, os.path.join(ROOT, "tests", "sanitize.py"), "--self-test"],
+              "sanitize.py's filter of NCCL's handled API errors, on planted reports", "sanitize: ", 6, timeout=60)
     sub_suite([sys.executable, os.path.join(ROOT, "tools", "target_ratios.py"), "--self-test"],
               "target_ratios.py (the targets step's ratios) on a planted CSV", "target_ratios: ", 6, timeout=60)
     if not gpu_visible():

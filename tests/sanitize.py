@@ -50,11 +50,56 @@ EXTRA = {
                                       # a row past 2^20 beside constant rows of 2^20 (1.0, -inf, NaN): the
                                       # short rows' chunks keep more than the shared buffer holds
                                       ["--dist", "ragged_equal", "--rows", "4", "--n", "2097152", "--k", "50"]],
-    # The TMA rings refill a stage only once there are more tiles than resident blocks (3 an SM:
-    # 396 on an H100): past 513 tiles of 8192 (scan) and 489 of 6144 (compaction).
-    "lesson02_scan/08_tma_pipeline": [["--n", "4194307"], ["--n", "4194307", "--type", "float32", "--exclusive", "1"]],
-    "lesson03_compact_spmv/compact_04_tma_pipeline": [["--n", "3000017", "--pct", "50"]],
+    # The TMA ring refills a stage only once there are more tiles than resident blocks (3 an SM:
+    # 396 on an H100): 513 tiles of 8192; 100003 leaves 3 elements for the producer's lanes.
+    "lesson02_scan/08_tma_pipeline": [["--n", "4194307"], ["--n", "4194307", "--type", "float32", "--exclusive", "1"],
+                                      ["--n", "100003", "--dist", "sorted"]],
 }
+
+
+# API errors that a library we link makes and handles itself, each (error, call, library in the
+# host backtrace). NCCL asks cudaFuncGetAttributes of each of its kernels at start-up and skips those
+# with no image for this GPU; memcheck reports every failed API call, so the multi-GPU programs
+# would fail it though none of their own calls failed (CUDA_CHECK would have stopped them).
+BENIGN_API_ERRORS = [("cudaErrorNoKernelImageForDevice", "cudaFuncGetAttributes", "libnccl")]
+
+
+def benign_api_errors(out):
+    """How many of memcheck's reports in `out` are API errors listed in BENIGN_API_ERRORS, and
+    whether every report is one of them (then the run is clean of our own errors)."""
+    blocks, cur = [], None
+    for line in out.splitlines():
+        if line.startswith("========= ") and not line.startswith("=========  "):
+            cur = [line] if "Program hit" in line or "Invalid" in line or "Error" in line else None
+            if cur is not None and "ERROR SUMMARY" not in line:
+                blocks.append(cur)
+        elif cur is not None and line.startswith("=========  "):
+            cur.append(line)
+    benign = sum(1 for b in blocks if any(e in b[0] and c in b[0] and any(lib in l for l in b[1:])
+                                          for e, c, lib in BENIGN_API_ERRORS))
+    m = re.search(r"ERROR SUMMARY: (\d+) error", out)
+    return benign, bool(m) and benign == len(blocks) == int(m.group(1)) and benign > 0
+
+
+def self_test():
+    """The filter on planted reports: NCCL's handled probe passes; the same error from elsewhere, or
+    beside a real report, does not ('N passed, N failed', as run_tests' host part reads it)."""
+    nccl = ("========= Program hit cudaErrorNoKernelImageForDevice (error 209) due to \"no kernel image\" "
+            "on CUDA API call to cudaFuncGetAttributes.\n=========     Saved host backtrace\n"
+            "=========         Host Frame: [0x1] in libcuda.so.1\n=========         Host Frame: [0x2] in libnccl.so.2\n"
+            "=========\n")
+    real = "========= Invalid __global__ read of size 4 bytes\n=========     at kernel+0x10\n=========\n"
+    cases = [("NCCL's probe alone", nccl + "========= ERROR SUMMARY: 1 error", True),
+             ("the same error outside NCCL", nccl.replace("libnccl", "libcourse") + "========= ERROR SUMMARY: 1 error", False),
+             ("NCCL's probe beside an invalid read", nccl + real + "========= ERROR SUMMARY: 2 errors", False),
+             ("no summary line", nccl, False)]
+    failed = 0
+    for what, out, want in cases:
+        got = benign_api_errors(out)[1]
+        failed += got != want
+        print(f"{'PASS' if got == want else 'FAIL'}  benign API errors: {what} -> {got}")
+    print(f"{len(cases) - failed} passed, {failed} failed")
+    return 1 if failed else 0
 
 
 def main():
@@ -65,7 +110,10 @@ def main():
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--sizes", default=",".join(SIZES), help="comma-separated --n values")
     ap.add_argument("--only", help="only programs whose path matches this regular expression")
+    ap.add_argument("--self-test", action="store_true", help="check the report filter on planted output (no GPU)")
     args = ap.parse_args()
+    if args.self_test:
+        return self_test()
     if not shutil.which("compute-sanitizer"):
         print("compute-sanitizer not found (it ships with the CUDA toolkit)\n0 passed, 0 failed, 1 skipped")
         return 0
@@ -109,7 +157,12 @@ def main():
             bool(re.search(r"RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)", out))
         if rc == 0 and clean:
             return "passed", f"PASS  {name}"
-        detail = [l for l in out.splitlines() if "=========" in l and ("Error" in l or "Invalid" in l or "Race" in l or "Hazard" in l.title())][:3]
+        if tool == "memcheck" and rc == 42:
+            benign, only = benign_api_errors(out)
+            if only:
+                return "passed", f"PASS  {name} ({benign} API errors inside NCCL, which handles them: BENIGN_API_ERRORS)"
+        detail = [l for l in out.splitlines() if "=========" in l and ("Error" in l or "Invalid" in l or "Race" in l
+                                                                    or "Hazard" in l.title() or "Frame" in l)][:8]
         return "failed", f"FAIL  {name}: exit {rc} " + " | ".join(detail or out.strip().splitlines()[-3:])
 
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
