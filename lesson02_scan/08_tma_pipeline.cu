@@ -11,8 +11,8 @@
 // Cost model: read n, write n + 8 bytes of status per tile; per tile one bulk copy, 2 named
 // barriers among the consumers, one look-back; the reads cost no registers while in flight.
 // Limits: the memory system; needs sm_90 code on an sm_90+ GPU and a 16-byte aligned input,
-// else it runs 06 (--plan says which). The tail (n not a multiple of 4) is copied by the producer's
-// lanes. A broken ring traps after 2 s instead of hanging (tma_ring.cuh).
+// else it runs 06 (--plan says which). A partial last tile skips the ring: its consumers read it
+// from memory, as 06 does. A broken ring traps after 2 s instead of hanging (tma_ring.cuh).
 //
 // Build alone:  nvcc -O3 -arch=sm_90 -o tma_scan 08_tma_pipeline.cu
 // Run:          ./tma_scan --n 2^28     ./tma_scan --test     ./tma_scan --plan --n 2^28
@@ -63,20 +63,17 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     __syncthreads();
 
     if (warp == kConsumerWarps) {
-        // Producer: fill i holds this block's i-th tile; stage i % kStages.
+        if (lane != 0) return;   // the producer is one thread: fill i holds this block's i-th tile
         for (unsigned i = 0;; ++i) {
             const size_t t = blockIdx.x + size_t(i) * gridDim.x;
             if (t >= tiles) return;
-            T* stage = reinterpret_cast<T*>(s_stages + (i % kStages) * kStageBytes);
-            if (lane == 0) Handoff::producer_acquire(s_empty, i);
-            __syncwarp();   // lane 0 saw the stage handed back: the tail lanes may write it
-            const size_t base = t * kTile;
-            const unsigned valid = unsigned(n - base < size_t(kTile) ? n - base : size_t(kTile));
-            const unsigned bulk = valid & ~3u;   // whole 16-byte chunks go by the copy engine;
-            for (unsigned e = bulk + lane; e < valid; e += 32) stage[e] = in[base + e];   // the rest by hand
-            __syncwarp();
-            if (lane == 0) Handoff::producer_commit(s_full, i, stage, in + base, bulk * uint32_t(sizeof(T)));
+            Handoff::producer_acquire(s_empty, i);
+            // A whole tile goes by the copy engine; a partial last tile is not copied (0 bytes: a plain
+            // arrival), its consumers read it from memory: no element is ever written to a stage by hand.
+            const uint32_t bytes = n - t * kTile >= size_t(kTile) ? uint32_t(kStageBytes) : 0u;
+            Handoff::producer_commit(s_full, i, s_stages + (i % kStages) * kStageBytes, in + t * kTile, bytes);
         }
+        return;
     }
 
     // Consumers: 06's tile scan, from the stage instead of global memory.
@@ -90,7 +87,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
         const size_t warp_off = size_t(warp) * tile::warp_items<kVecs>();
 
         T x[kVecs][4];
-        tile::load<T, kVecs, true>(stage, valid, warp_off, x);
+        tile::load<T, kVecs, true>(valid == unsigned(kTile) ? stage : in + base, valid, warp_off, x);
         __syncwarp();   // every lane has read its part of the stage: hand it back
         if (lane == 0) Handoff::consumer_release(s_empty, i);
         T vec_prefix[kVecs];

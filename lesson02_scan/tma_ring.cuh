@@ -4,9 +4,8 @@
 //
 // The mbarrier phase protocol (a barrier counts arrivals AND bytes; a phase completes when both
 // reach zero, and then it flips its parity bit and re-arms itself):
-//   full[s]   armed for 1 arrival: the producer announces the copy's bytes (expect_tx), starts the
-//             copy, then arrives; the copy engine counts the bytes down as they land; the phase
-//             completes once the arrival is in and the bytes are down to zero.
+//   full[s]   armed for 1 arrival: the producer's arrive.expect_tx(bytes) announces the bytes; the
+//             copy engine counts them down as they land; then the phase completes.
 //   empty[s]  armed for one arrival per consumer warp: each warp arrives once it has the stage in
 //             registers; then the producer may fill the stage again.
 // Use k of stage s (fill number i = k * STAGES + s) waits for phase k of full[s]: parity k & 1.
@@ -50,10 +49,9 @@ __device__ __forceinline__ void fence_async_shared() { TMA_RING_ASM("fence.proxy
 __device__ __forceinline__ void arrive(uint64_t* bar) {
     TMA_RING_ASM("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
 }
-// `bytes` more that the current phase must see land before it completes (no arrival).
-__device__ __forceinline__ void expect_tx(uint64_t* bar, uint32_t bytes) {
-    TMA_RING_ASM("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes)
-                 : "memory");
+// One arrival, and `bytes` more that the current phase must see land before it completes.
+__device__ __forceinline__ void arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+    TMA_RING_ASM("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 // The copy engine moves `bytes` (a multiple of 16; both addresses 16-byte aligned) from global
 // memory into this block's shared memory and counts them down on `bar` as they land.
@@ -93,16 +91,16 @@ template <int STAGES> struct Handoff {
     __device__ static void producer_acquire(uint64_t* empty, unsigned i) {
         if (i >= STAGES) wait(&empty[i % STAGES], ((i / STAGES) - 1) & 1);
     }
-    // Producer, fill i: announce the bytes, start the copy, then arrive. The arrival comes last:
-    // it releases to the consumers what the producer's lanes wrote by hand (the last 1-3 elements),
-    // and the phase cannot complete before it even if the bytes land first. bytes == 0: no copy.
+    // Producer, fill i: announce the bytes, then start the copy (bytes == 0: a plain arrival and no
+    // copy; the consumers read that tile from memory).
     __device__ static void producer_commit(uint64_t* full, unsigned i, void* dst, const void* src, uint32_t bytes) {
         uint64_t* bar = &full[i % STAGES];
-        if (bytes) {
-            expect_tx(bar, bytes);
-            bulk_copy(dst, src, bytes, bar);
+        if (bytes == 0) {
+            arrive(bar);
+            return;
         }
-        arrive(bar);
+        arrive_expect_tx(bar, bytes);
+        bulk_copy(dst, src, bytes, bar);
     }
     // Consumer warp, before reading fill i.
     __device__ static void consumer_wait(uint64_t* full, unsigned i) { wait(&full[i % STAGES], (i / STAGES) & 1); }

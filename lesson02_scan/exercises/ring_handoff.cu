@@ -10,8 +10,9 @@
 //    handed back fill i - S (nothing to wait for in the first S fills). Which phase of empty[s]
 //    is that, and so which parity? (tma_ring::wait(bar, parity) waits for a phase of that parity.)
 //  * producer_commit(full, i, dst, src, bytes): announce the bytes on full[s] with
-//    tma_ring::expect_tx, start tma_ring::bulk_copy (it counts them down on full[s]), then
-//    tma_ring::arrive on full[s]. bytes == 0 (a tile of fewer than 4 elements): the arrival alone.
+//    tma_ring::arrive_expect_tx, then start tma_ring::bulk_copy (it counts them down on full[s]).
+//    bytes == 0 (a partial last tile, which the consumers read from memory): a plain
+//    tma_ring::arrive, no copy.
 // Why does the announcement go first? What if you swap the two calls, or count elements, not
 // bytes? (README, "08_tma_pipeline": the pitfalls.) The grid is capped at 4 blocks, so every
 // stage is refilled many times: a wrong parity shows.
@@ -28,7 +29,7 @@ struct MyHandoff {
         (void)i;
     }
     __device__ static void producer_commit(uint64_t* full, unsigned i, void* dst, const void* src, uint32_t bytes) {
-        // TODO: announce `bytes` on full[i % S], start the copy, then arrive; bytes == 0: the arrival alone.
+        // TODO: announce `bytes` on full[i % S] and start the copy; bytes == 0: a plain arrival.
         (void)full;
         (void)i;
         (void)dst;

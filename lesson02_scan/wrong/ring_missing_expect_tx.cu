@@ -1,10 +1,10 @@
-// wrong/ring_missing_expect_tx — 08_tma_pipeline's ring, but the producer arrives on a fill
-// without first announcing its bytes (no expect_tx).
+// wrong/ring_missing_expect_tx — 08_tma_pipeline's ring, but the producer announces a fill with a
+// plain mbarrier arrive instead of arrive.expect_tx(bytes).
 // CAUGHT-BY: checker
 //
-// full[s] is armed for one arrival. With expect_tx first, the phase also waits for the copy's bytes,
-// and completes only when the copy engine has counted them all down. Without it the phase
-// completes at the arrival itself, before the copy has even started: the consumers read the
+// full[s] is armed for one arrival. With expect_tx, that arrival also adds the copy's bytes to the
+// phase, which then completes only when the copy engine has counted them all down. Without it the
+// phase completes at the arrival itself, before the copy has even started: the consumers read the
 // stage while it still holds whatever was there (wrong sums, caught by the checker). The bytes are
 // then counted down on the NEXT phase, which can never reach zero: a refill of the stage waits
 // forever. tma_ring's waits are bounded, so that wait traps after 2 s and the launcher reports it
@@ -29,7 +29,7 @@ template <class T> void ring_scan(const T* in, T* out, size_t n, scan::Kind kind
         std::exit(course::kExitNoDevice);
     }
     scan::ring::launch_ring_scan<T, NoExpectTx>(in, out, n, kind, 1, 0);
-    tma_ring::exit_if_ring_stopped("a fill announced without its bytes (arrive with no expect_tx)");
+    tma_ring::exit_if_ring_stopped("a fill announced without its bytes (arrive instead of arrive.expect_tx)");
 }
 void scan_int(const int32_t* in, int32_t* out, size_t n, scan::Kind kind) {
     ring_scan(reinterpret_cast<const uint32_t*>(in), reinterpret_cast<uint32_t*>(out), n, kind);
