@@ -58,10 +58,12 @@ EXTRA = {
 
 
 # API errors that a library we link makes and handles itself, each (error, call, library in the
-# host backtrace). NCCL asks cudaFuncGetAttributes of each of its kernels at start-up and skips those
-# with no image for this GPU; memcheck reports every failed API call, so the multi-GPU programs
-# would fail it though none of their own calls failed (CUDA_CHECK would have stopped them).
-BENIGN_API_ERRORS = [("cudaErrorNoKernelImageForDevice", "cudaFuncGetAttributes", "libnccl")]
+# host backtrace). NCCL asks cudaFuncGetAttributes of each of its kernels at start-up, skips those
+# with no image for this GPU and clears the error with cudaGetLastError (ncclInitKernelsForDevice);
+# memcheck reports every failed API call, so the multi-GPU programs would fail it though none of
+# their own calls failed (CUDA_CHECK would have stopped them).
+BENIGN_API_ERRORS = [("cudaErrorNoKernelImageForDevice", "cudaFuncGetAttributes", "libnccl"),
+                     ("cudaErrorNoKernelImageForDevice", "cudaGetLastError", "libnccl")]
 
 
 def benign_api_errors(out):
@@ -90,7 +92,9 @@ def self_test():
             "=========         Host Frame: [0x1] in libcuda.so.1\n=========         Host Frame: [0x2] in libnccl.so.2\n"
             "=========\n")
     real = "========= Invalid __global__ read of size 4 bytes\n=========     at kernel+0x10\n=========\n"
+    cleared = nccl.replace("cudaFuncGetAttributes", "cudaGetLastError")
     cases = [("NCCL's probe alone", nccl + "========= ERROR SUMMARY: 1 error", True),
+             ("NCCL's probe and its cleared error, twice", (nccl + cleared) * 2 + "========= ERROR SUMMARY: 4 errors", True),
              ("the same error outside NCCL", nccl.replace("libnccl", "libcourse") + "========= ERROR SUMMARY: 1 error", False),
              ("NCCL's probe beside an invalid read", nccl + real + "========= ERROR SUMMARY: 2 errors", False),
              ("no summary line", nccl, False)]

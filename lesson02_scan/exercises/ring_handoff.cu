@@ -11,8 +11,7 @@
 //    is that, and so which parity? (tma_ring::wait(bar, parity) waits for a phase of that parity.)
 //  * producer_commit(full, i, dst, src, bytes): announce the bytes on full[s] with
 //    tma_ring::arrive_expect_tx, then start tma_ring::bulk_copy (it counts them down on full[s]).
-//    bytes == 0 (a partial last tile, which the consumers read from memory): a plain
-//    tma_ring::arrive, no copy.
+//    bytes == 0 (a partial last tile: its consumers read memory): a plain tma_ring::arrive.
 // Why does the announcement go first? What if you swap the two calls, or count elements, not
 // bytes? (README, "08_tma_pipeline": the pitfalls.) The grid is capped at 4 blocks, so every
 // stage is refilled many times: a wrong parity shows.
