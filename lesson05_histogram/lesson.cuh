@@ -336,10 +336,10 @@ inline std::vector<course::Case> sweep(const course::Options&) {
 
 // ---- the program ------------------------------------------------------------------------------------
 
-// The lesson's own options, checked before the GPU is touched (every histogram program uses it).
 // The sample types: bytes (256 bins) and 32-bit keys (--bins even bins over [--lo, --hi)).
 using Types = course::TypeList<uint8_t, uint32_t>;
 
+// The lesson's own options, checked before the GPU is touched (every histogram program uses it).
 inline void validate_options(const course::Options& o) {
     if (o.n > kMaxSamples) course::usage_error("--n is at most 2^32 - 1 samples (counts are uint32)");
     if (o.dtype == "uint8") {
